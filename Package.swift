@@ -1,0 +1,102 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Layers (see ARCHITECTURE.md): CLibXML2 → FlickrProtocol → FlickrAPI / FlickrSandbox → executables.
+let package = Package(
+    name: "SwiftFlickr",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "FlickrAPI", targets: ["FlickrAPI"]),
+        .library(name: "FlickrProtocol", targets: ["FlickrProtocol"]),
+        .library(name: "FlickrSandbox", targets: ["FlickrSandbox"]),
+        .executable(name: "flickr", targets: ["flickr"]),
+        .executable(name: "flickr-sandbox", targets: ["flickr-sandbox"]),
+        .executable(name: "flickr-bench", targets: ["flickr-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+    ],
+    targets: [
+        // libxml2's SAX2 parser, via pkg-config (Debian: libxml2-dev).
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        // A narrow C face of libxml2 (its headers clash with Foundation's ICU inside Swift).
+        .target(
+            name: "CFlickrXML",
+            dependencies: ["CLibXML2"]
+        ),
+        // What both sides of the wire agree on; no I/O.
+        .target(
+            name: "FlickrProtocol",
+            dependencies: [
+                "CFlickrXML",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("Resources/catalog.json"), .copy("Resources/examples.json")]
+        ),
+        // The client.
+        .target(
+            name: "FlickrAPI",
+            dependencies: [
+                "FlickrProtocol",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The emulator.
+        .target(
+            name: "FlickrSandbox",
+            dependencies: [
+                "FlickrProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "flickr",
+            dependencies: ["FlickrAPI"]
+        ),
+        .executableTarget(
+            name: "flickr-sandbox",
+            dependencies: [
+                "FlickrSandbox",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "flickr-bench",
+            dependencies: ["FlickrAPI", "FlickrSandbox"]
+        ),
+        // Test helpers shared by the suites (fixture lookup).
+        .target(
+            name: "FlickrTestSupport",
+            path: "Tests/FlickrTestSupport"
+        ),
+        .testTarget(
+            name: "FlickrProtocolTests",
+            dependencies: ["FlickrProtocol", "FlickrTestSupport"]
+        ),
+        .testTarget(
+            name: "FlickrSandboxTests",
+            dependencies: ["FlickrSandbox", "FlickrTestSupport"]
+        ),
+        .testTarget(
+            name: "FlickrAPITests",
+            dependencies: ["FlickrAPI", "FlickrSandbox", "FlickrTestSupport"]
+        ),
+    ]
+)

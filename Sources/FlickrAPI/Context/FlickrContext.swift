@@ -1,0 +1,95 @@
+import Foundation
+import FlickrProtocol
+
+/// Everything a client needs to talk to Flickr: credentials, endpoints, format, timeouts and
+/// policies — ObjectiveFlickr's `OFFlickrAPIContext` as a Sendable value.
+///
+/// Secrets never appear in `description` (it is what logs and REPLs print).
+public struct FlickrContext: Sendable, Hashable, CustomStringConvertible {
+    public enum Format: String, Sendable, Hashable {
+        /// Flickr's default REST XML (`<rsp>`).
+        case xml
+        /// `format=json&nojsoncallback=1`.
+        case json
+    }
+
+    public var apiKey: String
+    public var sharedSecret: String
+    /// OAuth access (or request) token and its secret.
+    public var oauthToken: String?
+    public var oauthTokenSecret: String?
+    /// Legacy auth token (frob flow); used, with an `api_sig`, when no OAuth token is set.
+    public var authToken: String?
+    public var endpoints: Endpoints
+    public var format: Format
+    /// Seconds for an ordinary call.
+    public var requestTimeout: Double
+    /// Seconds for an upload or replace; Flickr may think for a long time after the last byte.
+    public var uploadTimeout: Double
+    public var retryPolicy: RetryPolicy
+    public var ratePolicy: RatePolicy
+
+    public init(apiKey: String, sharedSecret: String, oauthToken: String? = nil,
+                oauthTokenSecret: String? = nil, authToken: String? = nil,
+                endpoints: Endpoints = .flickr, format: Format = .xml,
+                requestTimeout: Double = 30, uploadTimeout: Double = 600,
+                retryPolicy: RetryPolicy = .default, ratePolicy: RatePolicy = .default) {
+        self.apiKey = apiKey
+        self.sharedSecret = sharedSecret
+        self.oauthToken = oauthToken
+        self.oauthTokenSecret = oauthTokenSecret
+        self.authToken = authToken
+        self.endpoints = endpoints
+        self.format = format
+        self.requestTimeout = requestTimeout
+        self.uploadTimeout = uploadTimeout
+        self.retryPolicy = retryPolicy
+        self.ratePolicy = ratePolicy
+    }
+
+    /// True when calls are signed with an OAuth access token.
+    public var hasOAuthToken: Bool { oauthToken != nil && oauthTokenSecret != nil }
+
+    public var description: String {
+        "FlickrContext(apiKey: \(apiKey), sharedSecret: \(Redaction.mask(sharedSecret)), "
+            + "oauthToken: \(oauthToken.map(Redaction.mask) ?? "nil"), "
+            + "oauthTokenSecret: \(oauthTokenSecret.map(Redaction.mask) ?? "nil"), "
+            + "authToken: \(authToken.map(Redaction.mask) ?? "nil"), rest: \(endpoints.rest), "
+            + "format: \(format.rawValue), timeout: \(requestTimeout)s, upload timeout: \(uploadTimeout)s)"
+    }
+}
+
+/// Masks secrets for logs, traces and messages.
+public enum Redaction {
+    /// Parameter names whose values are never shown.
+    public static let secretNames: Set<String> = [
+        "oauth_token", "oauth_token_secret", "oauth_signature", "oauth_verifier", "auth_token",
+        "api_sig", "frob", "secret", "shared_secret", "token_secret", "mini_token",
+    ]
+
+    /// `•••` plus nothing of the secret when short, else its last 3 characters for recognition.
+    public static func mask(_ secret: String) -> String {
+        secret.isEmpty ? "" : (secret.count < 12 ? "•••" : "•••" + secret.suffix(3))
+    }
+
+    /// A query string or form body with secret values masked.
+    public static func redactForm(_ pairs: [(String, String)]) -> String {
+        pairs.map { k, v in k + "=" + (secretNames.contains(k) ? mask(v) : v) }.joined(separator: "&")
+    }
+
+    /// A header value with OAuth secrets masked.
+    public static func redactAuthorization(_ header: String) -> String {
+        guard let pairs = OAuthParameters.parseAuthorizationHeader(header) else { return "•••" }
+        return "OAuth " + pairs.map { k, v in k + "=\"" + (secretNames.contains(k) ? mask(v) : v) + "\"" }
+            .joined(separator: ", ")
+    }
+
+    /// Removes secrets that may occur verbatim in free text (error bodies, `debug_sbs`).
+    public static func scrub(_ text: String, secrets: [String?]) -> String {
+        var out = text
+        for case let s? in secrets where s.count >= 4 {
+            out = out.replacingOccurrences(of: s, with: mask(s))
+        }
+        return out
+    }
+}

@@ -1,0 +1,116 @@
+import FlickrProtocol
+
+/// The one error type of the client. `kind` says what failed; the other fields say as much as
+/// is known. `description` is written for a user and never contains a secret.
+public struct FlickrError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// Flickr answered `stat="fail"` (code and message from Flickr).
+        case api
+        /// HTTP 401 with `oauth_problem=…` (bad signature, rejected token, bad verifier).
+        case oauth
+        /// An HTTP status or a body that is not a Flickr answer (HTML error pages, 429, 5xx).
+        case http
+        /// The connection failed or broke.
+        case network
+        /// No answer in time.
+        case timeout
+        /// The body claimed to be XML or JSON and was not (truncated, malformed).
+        case parse
+        /// The caller passed something unusable (missing credentials, bad argument, unreadable file).
+        case usage
+        /// The task was cancelled.
+        case cancelled
+    }
+
+    public var kind: Kind
+    /// Flickr's error code (`api`), or nil.
+    public var code: Int?
+    public var message: String
+    /// The Flickr method or service (`upload`, `oauth/access_token`) that failed.
+    public var method: String?
+    /// HTTP status, when a response arrived.
+    public var httpStatus: Int?
+    /// `oauth_problem` of a 401.
+    public var oauthProblem: String?
+    /// The base string Flickr computed (`debug_sbs`), to diff against the one the client signed.
+    public var debugSBS: String?
+    /// The base string this client signed, for the same comparison.
+    public var signedBaseString: String?
+    /// Seconds from a `Retry-After` header.
+    public var retryAfter: Double?
+    /// Upload code 9: the photo that already exists.
+    public var duplicatePhotoID: String?
+    /// The start of an unexpected body (at most 200 characters, secrets scrubbed).
+    public var bodyExcerpt: String?
+
+    public init(kind: Kind, code: Int? = nil, message: String, method: String? = nil,
+                httpStatus: Int? = nil, oauthProblem: String? = nil, debugSBS: String? = nil,
+                signedBaseString: String? = nil, retryAfter: Double? = nil,
+                duplicatePhotoID: String? = nil, bodyExcerpt: String? = nil) {
+        self.kind = kind
+        self.code = code
+        self.message = message
+        self.method = method
+        self.httpStatus = httpStatus
+        self.oauthProblem = oauthProblem
+        self.debugSBS = debugSBS
+        self.signedBaseString = signedBaseString
+        self.retryAfter = retryAfter
+        self.duplicatePhotoID = duplicatePhotoID
+        self.bodyExcerpt = bodyExcerpt
+    }
+
+    /// `flickr.photos.search: [100] Invalid API Key` — the form the Lua `__tostring` uses too.
+    public var description: String {
+        var s = method.map { $0 + ": " } ?? ""
+        if let code { s += "[\(code)] " }
+        s += message
+        switch kind {
+        case .http:
+            if let httpStatus, !message.contains(String(httpStatus)) { s += " (HTTP \(httpStatus))" }
+            if let retryAfter { s += "; retry after \(Self.format(retryAfter)) s" }
+            if let bodyExcerpt, !bodyExcerpt.isEmpty { s += " — body: \(bodyExcerpt)" }
+        case .oauth:
+            if let debugSBS { s += "\n  Flickr signed: \(debugSBS)" }
+            if let signedBaseString, signedBaseString != debugSBS { s += "\n  we signed:     \(signedBaseString)" }
+        case .parse:
+            if let bodyExcerpt, !bodyExcerpt.isEmpty { s += " — body: \(bodyExcerpt)" }
+        case .api:
+            if let duplicatePhotoID { s += " (duplicate of photo \(duplicatePhotoID))" }
+        default:
+            break
+        }
+        return s
+    }
+
+    /// Whether the error is transient (worth retrying a read).
+    public var isTransient: Bool {
+        switch kind {
+        case .network, .timeout: return true
+        case .http: return httpStatus.map { $0 == 429 || $0 >= 500 } ?? false
+        case .parse: return true  // truncated bodies: the connection broke mid-answer
+        case .api: return code.map(FlickrErrorCode.isTransient) ?? false
+        case .oauth, .usage, .cancelled: return false
+        }
+    }
+
+    static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(format3(seconds))
+    }
+
+    private static func format3(_ x: Double) -> String {
+        let scaled = (x * 1000).rounded() / 1000
+        return "\(scaled)"
+    }
+
+    /// A usage error.
+    public static func usage(_ message: String, method: String? = nil) -> FlickrError {
+        FlickrError(kind: .usage, message: message, method: method)
+    }
+
+    /// The error a missing credential causes: it names every way to provide one.
+    public static func missingCredentials(_ what: String, method: String? = nil) -> FlickrError {
+        usage("no \(what) configured: set FLICKR_API_KEY and FLICKR_API_SECRET (and FLICKR_OAUTH_TOKEN, "
+              + "FLICKR_OAUTH_TOKEN_SECRET), run `flickr login`, or use `--sandbox`", method: method)
+    }
+}

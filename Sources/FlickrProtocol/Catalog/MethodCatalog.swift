@@ -1,0 +1,136 @@
+import Foundation
+
+/// Permission levels, ordered: a higher level implies the lower ones.
+public enum FlickrPermission: String, Sendable, Codable, Comparable, CaseIterable {
+    case none, read, write, delete
+
+    private var rank: Int {
+        switch self {
+        case .none: 0
+        case .read: 1
+        case .write: 2
+        case .delete: 3
+        }
+    }
+
+    public static func < (a: Self, b: Self) -> Bool { a.rank < b.rank }
+}
+
+/// One Flickr API method as the bundled catalog describes it.
+public struct FlickrMethod: Sendable, Codable, Hashable {
+    public struct Argument: Sendable, Codable, Hashable {
+        public var name: String
+        public var optional: Bool
+        public var description: String
+    }
+
+    public struct ErrorInfo: Sendable, Codable, Hashable {
+        public var code: Int
+        public var message: String
+        public var description: String
+    }
+
+    public var name: String
+    public var description: String
+    public var explanation: String
+    /// Permission the calling token needs.
+    public var perms: FlickrPermission
+    /// `POST` for write and delete methods, else `GET`.
+    public var verb: String
+    public var needsLogin: Bool
+    public var needsSigning: Bool
+    /// Arguments other than `api_key`.
+    public var arguments: [Argument]
+    /// Method-specific errors (codes below 95).
+    public var errors: [ErrorInfo]
+    /// Global codes this method can answer (details in ``MethodCatalog/globalErrors``).
+    public var globalErrors: [Int]
+
+    public var requiredArguments: [String] { arguments.filter { !$0.optional }.map(\.name) }
+    public var optionalArguments: [String] { arguments.filter(\.optional).map(\.name) }
+}
+
+/// The method catalog bundled with the package: 223 methods built from shared/fixtures by
+/// `scripts/build-catalog.py`. It decides the HTTP verb, feeds help and completion, and teaches
+/// the XML mapper which elements repeat.
+public struct MethodCatalog: Sendable {
+    public let methods: [FlickrMethod]
+    public let globalErrors: [FlickrMethod.ErrorInfo]
+    private let byName: [String: Int]
+
+    private struct File: Decodable {
+        var methods: [FlickrMethod]
+        var globalErrors: [FlickrMethod.ErrorInfo]
+    }
+
+    public init(methods: [FlickrMethod], globalErrors: [FlickrMethod.ErrorInfo] = []) {
+        self.methods = methods
+        self.globalErrors = globalErrors
+        var index: [String: Int] = [:]
+        for (i, m) in methods.enumerated() { index[m.name] = i }
+        byName = index
+    }
+
+    /// Decodes a catalog file in the format of `Resources/catalog.json`.
+    public init(data: Data) throws {
+        let file = try JSONDecoder().decode(File.self, from: data)
+        self.init(methods: file.methods, globalErrors: file.globalErrors)
+    }
+
+    /// The bundled catalog, loaded once.
+    public static let shared: MethodCatalog = {
+        guard let url = Bundle.module.url(forResource: "catalog", withExtension: "json"),
+              let data = try? Data(contentsOf: url),
+              let catalog = try? MethodCatalog(data: data) else {
+            fatalError("FlickrProtocol: the bundled catalog.json is missing or corrupt; rebuild the package")
+        }
+        return catalog
+    }()
+
+    /// The method named `name`; a missing `flickr.` prefix is implied.
+    public func method(_ name: String) -> FlickrMethod? {
+        if let i = byName[name] { return methods[i] }
+        if !name.hasPrefix("flickr."), let i = byName["flickr." + name] { return methods[i] }
+        return nil
+    }
+
+    /// All method names, sorted.
+    public var names: [String] { methods.map(\.name) }
+
+    /// Flickr's documented example payloads (inner XML, no `<rsp>`), by method name.
+    public static let examples: [String: String] = {
+        guard let url = Bundle.module.url(forResource: "examples", withExtension: "json"),
+              let data = try? Data(contentsOf: url),
+              let examples = try? JSONDecoder().decode([String: String].self, from: data) else {
+            return [:]
+        }
+        return examples
+    }()
+
+    /// The list rule learned from every example response (see ``ListRule``), computed once.
+    public static let listRule: ListRule = {
+        var rule = ListRule.pluralOnly
+        for (_, example) in examples.sorted(by: { $0.key < $1.key }) {
+            // Two doc examples carry the whole envelope themselves.
+            let wrapped = example.contains("<rsp") ? example : "<rsp stat=\"ok\">\n" + example + "\n</rsp>"
+            if let tree = try? FlickrXML.parse(wrapped, rule: .pluralOnly) {
+                rule.learn(from: tree, name: "rsp")
+            }
+        }
+        return rule
+    }()
+}
+
+extension FlickrXML {
+    /// Maps `bytes` with the catalog's learned list rule.
+    public static func parse<C: ContiguousBytes>(_ bytes: C) throws(FlickrParseError) -> FlickrNode {
+        try parse(bytes, rule: MethodCatalog.listRule)
+    }
+}
+
+extension FlickrXML {
+    /// Maps a string with the catalog's learned list rule.
+    public static func parse(_ string: String) throws(FlickrParseError) -> FlickrNode {
+        try parse(Array(string.utf8), rule: MethodCatalog.listRule)
+    }
+}

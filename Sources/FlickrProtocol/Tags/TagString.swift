@@ -1,0 +1,100 @@
+/// Flickr's tag strings (setTags, addTags, upload `tags`) and tag forms.
+///
+/// A tag string is space-separated; double quotes group words (`Amsterdam "central station"`),
+/// and a quote may open inside a word. Each tag has a raw form (as typed) and a clean form
+/// (lower-cased, only letters and digits kept; a machine tag keeps `namespace:predicate=` and
+/// cleans its value). Tags that clean alike collapse, the first raw form wins.
+public enum TagString {
+    /// The raw tags of a tag string, de-duplicated by clean form.
+    public static func parse(_ string: String) -> [String] {
+        var tags: [String] = []
+        var current = ""
+        var inQuotes = false
+        var started = false
+        func flush() {
+            if started, !current.isEmpty { tags.append(current) }
+            current = ""
+            started = false
+        }
+        for ch in string {
+            if ch == "\"" {
+                inQuotes.toggle()
+                started = true
+            } else if !inQuotes && (ch == " " || ch == "\t" || ch == "\n" || ch == "\r") {
+                flush()
+            } else {
+                current.append(ch)
+                started = true
+            }
+        }
+        flush()
+        var seen = Set<String>()
+        var result: [String] = []
+        for raw in tags {
+            let trimmed = raw.trimmingSpaces()
+            let clean = self.clean(trimmed)
+            guard !clean.isEmpty, seen.insert(clean).inserted else { continue }
+            result.append(trimmed)
+        }
+        return result
+    }
+
+    /// A tag string for `tags`: a tag with a space is quoted.
+    public static func join(_ tags: [String]) -> String {
+        tags.map { tag in
+            let t = tag.replacingAll("\"", with: "")
+            return t.contains(" ") ? "\"" + t + "\"" : t
+        }.joined(separator: " ")
+    }
+
+    /// `(namespace, predicate, value)` when `raw` is a machine tag `ns:pred=value`.
+    public static func machineTagParts(_ raw: String) -> (namespace: String, predicate: String, value: String)? {
+        guard let colon = raw.firstIndex(of: ":") else { return nil }
+        let ns = raw[..<colon]
+        let rest = raw[raw.index(after: colon)...]
+        guard let eq = rest.firstIndex(of: "=") else { return nil }
+        let pred = rest[..<eq]
+        let value = rest[rest.index(after: eq)...]
+        guard isMachineName(ns), isMachineName(pred), !value.isEmpty else { return nil }
+        return (String(ns), String(pred), String(value))
+    }
+
+    /// True when `raw` is a machine tag.
+    public static func isMachineTag(_ raw: String) -> Bool { machineTagParts(raw) != nil }
+
+    /// The clean form of one raw tag.
+    public static func clean(_ raw: String) -> String {
+        if let (ns, pred, value) = machineTagParts(raw) {
+            return ns.lowercased() + ":" + pred.lowercased() + "=" + cleanWord(value)
+        }
+        return cleanWord(raw)
+    }
+
+    private static func cleanWord<S: StringProtocol>(_ s: S) -> String {
+        var out = ""
+        for ch in s.lowercased() where ch.isLetter || ch.isNumber {
+            out.append(ch)
+        }
+        return out
+    }
+
+    /// Namespaces and predicates: a letter `a-z`, then `a-z 0-9 _` (case-insensitive).
+    private static func isMachineName<S: StringProtocol>(_ s: S) -> Bool {
+        guard let first = s.utf8.first else { return false }
+        let lower = first | 0x20
+        guard lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z") else { return false }
+        return s.utf8.allSatisfy { b in
+            let l = b | 0x20
+            return (l >= UInt8(ascii: "a") && l <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "_")
+        }
+    }
+}
+
+extension String {
+    func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+import FlickrTestSupport
+@testable import FlickrProtocol
+
+@Suite struct CatalogTests {
+    @Test func bundledCatalogMatchesFixtures() throws {
+        let catalog = MethodCatalog.shared
+        let names = try Fixtures.string("methods.txt").split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        #expect(catalog.methods.count == names.count)
+        #expect(Set(catalog.names) == Set(names))
+        let tsv = try Fixtures.string("methods_perms.tsv").split(separator: "\n").dropFirst()
+        for line in tsv {
+            let cols = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard let m = catalog.method(cols[0]) else { continue }  // groups.browse: 2017 only
+            #expect(m.perms.rawValue == cols[1], "\(cols[0])")
+            #expect(m.verb == cols[2], "\(cols[0])")
+            let required = cols[5].split(separator: ",").map(String.init)
+            if cols[0] != "flickr.photosets.getPhotos" { #expect(Set(m.requiredArguments) == Set(required), "\(cols[0])") }
+        }
+    }
+
+    @Test func verbsPermsAndArguments() throws {
+        let c = MethodCatalog.shared
+        let setTags = try #require(c.method("flickr.photos.setTags"))
+        #expect(setTags.verb == "POST")
+        #expect(setTags.perms == .write)
+        #expect(setTags.requiredArguments == ["photo_id", "tags"])
+        #expect(setTags.errors.contains { $0.code == 2 })
+        #expect(c.method("photos.search")?.verb == "GET")
+        #expect(c.method("flickr.photos.delete")?.perms == .delete)
+        #expect(c.method("flickr.photosets.getPhotos")?.optionalArguments.contains("user_id") == true)
+        #expect(c.method("flickr.nope") == nil)
+        #expect(c.globalErrors.contains { $0.code == 100 })
+        #expect(MethodCatalog.examples.count >= 137)
+        #expect(FlickrPermission.read < .write && FlickrPermission.write < .delete)
+    }
+}
+
+@Suite struct TagStringTests {
+    @Test func parsesLikeFlickr() {
+        #expect(TagString.parse("T1 \"T2\" T3") == ["T1", "T2", "T3"])
+        #expect(TagString.parse("   T\"1   T\"2   T\"3  ") == ["T1   T2", "T3"])
+        #expect(TagString.parse("TaG taG GAT tag gat") == ["TaG", "GAT"])
+        #expect(TagString.parse("Amsterdam \"central station\"") == ["Amsterdam", "central station"])
+        #expect(TagString.parse("geo:quartier=\"plateau mont royal\"") == ["geo:quartier=plateau mont royal"])
+        #expect(TagString.parse("") == [])
+    }
+
+    @Test func cleanForms() {
+        #expect(TagString.clean("woo yay") == "wooyay")
+        #expect(TagString.clean("Hasselblad 500 C/M") == "hasselblad500cm")
+        #expect(TagString.clean("Mid-Atlantic") == "midatlantic")
+        #expect(TagString.clean("Week in the Life 2017") == "weekinthelife2017")
+        #expect(TagString.clean("lens:type=17-55mm F/2.8 IS USM") == "lens:type=1755mmf28isusm")
+        #expect(TagString.clean("uploaded:by=instagram") == "uploaded:by=instagram")
+        #expect(TagString.clean("Café") == "café")
+        #expect(TagString.isMachineTag("dc:title=x"))
+        #expect(!TagString.isMachineTag("9dc:title=x"))
+    }
+
+    @Test func joinQuotesMultiWord() {
+        #expect(TagString.join(["cat", "black cat"]) == "cat \"black cat\"")
+        #expect(TagString.parse(TagString.join(["cat", "black cat", "a:b=c d"])) == ["cat", "black cat", "a:b=c d"])
+    }
+}

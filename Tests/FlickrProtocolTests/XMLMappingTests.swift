@@ -1,0 +1,239 @@
+import Foundation
+import Testing
+import FlickrTestSupport
+@testable import FlickrProtocol
+
+@Suite struct XMLMappingTests {
+    func map(_ xml: String) throws -> FlickrNode { try FlickrXML.parse(xml) }
+
+    @Test func everyDocExampleMaps() throws {
+        let files = Fixtures.files(in: "doc-examples", suffix: ".xml")
+        #expect(files.count >= 137)
+        for file in files {
+            let tree = try map(Fixtures.wrapped(try Fixtures.string(file)))
+            #expect(tree["stat"]?.string == "ok", "\(file)")
+            #expect((tree.map?.count ?? 0) >= 1, "\(file)")
+        }
+    }
+
+    @Test func everyTopLevelFixtureMaps() throws {
+        let files = Fixtures.files(in: "", suffix: ".xml")
+        #expect(files.count >= 20)
+        for file in files {
+            let text = try Fixtures.string(file)
+            let doc = text.contains("<rsp") ? text : Fixtures.wrapped(text)
+            #expect(try map(doc)["stat"]?.string == "ok", "\(file)")
+        }
+    }
+
+    @Test func everyRecordedLiveResponseMaps() throws {
+        var files = Fixtures.files(in: "real", suffix: ".xml")
+        files += Fixtures.files(in: "real/flickr-foundation-cassettes", suffix: ".xml")
+        #expect(files.count >= 140)
+        var failures: [String] = []
+        for file in files {
+            let data = try Fixtures.data(file)
+            // Flickr Foundation's hand-made "invalid XML" cassette is JSON served as text/xml.
+            if file.contains("persistent_invalid_xml") {
+                #expect(throws: FlickrParseError.self) { try FlickrXML.parse(data) }
+                continue
+            }
+            do {
+                let tree = try FlickrXML.parse(data)
+                if String(decoding: data, as: UTF8.self).contains("<rsp") {
+                    let stat = tree["stat"]?.string
+                    #expect(stat == "ok" || stat == "fail", "\(file)")
+                    if stat == "fail" { #expect(tree["err.code"]?.int != nil, "\(file)") }
+                }
+            } catch {
+                failures.append("\(file): \(error)")
+            }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    @Test func seedRulesAttributesTextAndPlurals() throws {
+        let tree = try map(Fixtures.wrapped(try Fixtures.string("flickr.auth.checkToken.xml")))
+        #expect(tree["auth.token"]?.text?.isEmpty == false)
+        #expect(tree["auth.token._text"] == tree["auth.token"]?.map?[FlickrNode.textKey])
+        #expect(tree["auth.user.nsid"]?.string != nil)
+        let photos = try map(Fixtures.wrapped(try Fixtures.string("flickr.photos.search.xml")))
+        guard case .list(let list)? = photos["photos.photo"] else {
+            Issue.record("photos.photo is not a list")
+            return
+        }
+        #expect(list.count >= 2)
+        #expect(list[0]["id"]?.string != nil)
+        #expect(photos["photos.photo.0.id"] == list[0]["id"])
+    }
+
+    @Test func pluralParentMakesOneElementList() throws {
+        let tree = try map("<rsp stat=\"ok\"><photos page=\"1\"><photo id=\"1\"/></photos><galleries><gallery id=\"g\"/></galleries><people><person nsid=\"p\"/></people></rsp>")
+        #expect(tree["photos.photo"]?.array.count == 1)
+        if case .list = tree["photos.photo"] {} else { Issue.record("photos/photo not a list") }
+        if case .list = tree["galleries.gallery"] {} else { Issue.record("galleries/gallery not a list") }
+        if case .list = tree["people.person"] {} else { Issue.record("people/person not a list") }
+    }
+
+    @Test func oneOrManyLearnedFromExamples() throws {
+        let rule = MethodCatalog.listRule
+        #expect(rule.isList(parent: "activity", child: "event"))
+        let one = """
+        <rsp stat="ok"><items><item type="photo" id="1"><title>A</title>
+        <activity><event type="comment" user="u">only one</event></activity></item></items></rsp>
+        """
+        let tree = try map(one)
+        let item = try #require(tree["items.item"]?[0])
+        guard case .list(let events)? = item["activity.event"] else {
+            Issue.record("activity.event is not a list: \(item)")
+            return
+        }
+        #expect(events.count == 1)
+        #expect(events[0].text == "only one")
+        #expect(item["title"]?.text == "A")
+    }
+
+    @Test func emptyPluralParentGivesEmptyList() throws {
+        let tree = try map("<rsp stat=\"ok\"><photos page=\"1\" pages=\"0\" perpage=\"100\" total=\"0\"/></rsp>")
+        #expect(tree["photos.photo"] == .list([]))
+        #expect(tree["photos.total"]?.string == "0")
+    }
+
+    @Test func repeatedElementsAlwaysBecomeLists() throws {
+        let tree = try map("<rsp stat=\"ok\"><thing><x>1</x><x>2</x><x>3</x></thing></rsp>")
+        #expect(tree["thing.x"]?.array.compactMap(\.text) == ["1", "2", "3"])
+    }
+
+    @Test func entitiesDecodeInTextAndAttributes() throws {
+        let xml = #"<rsp stat="ok"><photo title="a &amp; b &#38; c &lt;3 &quot;q&quot; &#039;s&#x263A;"><caption>x &amp; y &#38; z &lt;tag&gt; &#233;</caption></photo></rsp>"#
+        let tree = try map(xml)
+        #expect(tree["photo.title"]?.string == "a & b & c <3 \"q\" 's☺")
+        #expect(tree["photo.caption"]?.text == "x & y & z <tag> é")
+    }
+
+    @Test func attributeAndElementWithSameNameKeepBoth() throws {
+        let tree = try map(#"<rsp stat="ok"><photo title="attr"><title>elem</title></photo></rsp>"#)
+        #expect(tree["photo.title"]?.text == "elem")
+        #expect(tree["photo.@title"]?.string == "attr")
+    }
+
+    @Test func externalEntitiesAreNeverResolved() throws {
+        let secret = FileManager.default.temporaryDirectory.appendingPathComponent("flickr-xxe-\(getpid()).txt")
+        try "TOP-SECRET".write(to: secret, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: secret) }
+        let xxe = """
+        <?xml version="1.0"?>
+        <!DOCTYPE rsp [<!ENTITY xxe SYSTEM "file://\(secret.path)">]>
+        <rsp stat="ok"><t>before[&xxe;]after</t></rsp>
+        """
+        #expect(throws: FlickrParseError.self) { try map(xxe) }
+        do {
+            _ = try map(xxe)
+        } catch {
+            #expect(!String(describing: error).contains("TOP-SECRET"))
+        }
+    }
+
+    @Test func billionLaughsFailsFast() throws {
+        var doc = "<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [\n<!ENTITY lol \"lol\">\n"
+        doc += "<!ENTITY lol1 \"&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;\">\n"
+        for i in 2...9 {
+            doc += "<!ENTITY lol\(i) \"" + String(repeating: "&lol\(i - 1);", count: 10) + "\">\n"
+        }
+        doc += "]>\n<rsp stat=\"ok\"><t>&lol9;</t><u a=\"&lol9;\"/></rsp>"
+        let clock = ContinuousClock()
+        let elapsed = clock.measure {
+            #expect(throws: FlickrParseError.self) { try map(doc) }
+        }
+        #expect(elapsed < .seconds(2))
+    }
+
+    @Test func undefinedEntityIsAnError() {
+        #expect(throws: FlickrParseError.self) { try map("<rsp stat=\"ok\"><t>&nope;</t></rsp>") }
+    }
+
+    @Test func malformedBodiesFail() {
+        for body in ["", "   ", "<rsp stat=\"ok\"><photos>", "<html><body>502</body>", "not xml at all", "<rsp stat=\"ok\"></rs>"] {
+            #expect(throws: FlickrParseError.self, "\(body)") { try map(body) }
+        }
+    }
+
+    @Test func truncatedRecordedBodyFails() throws {
+        let data = try Fixtures.data("real/flickr.photos.search.kittens.sybrenstuvel-flickrapi.xml")
+        #expect(throws: FlickrParseError.self) { try FlickrXML.parse(Array(data.prefix(data.count / 2))) }
+    }
+
+    @Test func failureEnvelope() throws {
+        let tree = try FlickrXML.parse(try Fixtures.data("errors/rest.fail.100.invalid-api-key.xml"))
+        #expect(tree["stat"]?.string == "fail")
+        #expect(tree["err.code"]?.string == "100")
+        #expect(tree["err.msg"]?.string?.hasPrefix("Invalid API Key") == true)
+    }
+
+    @Test func nonRspRootIsWrapped() throws {
+        let tree = try map("<error>BOOM!</error>")
+        #expect(tree["error"]?.text == "BOOM!")
+    }
+
+    @Test func machineTagFixtureKeepsRawAndClean() throws {
+        let tree = try FlickrXML.parse(try Fixtures.data("real/flickr.photos.getInfo.machinetag.sybrenstuvel-flickrapi.xml"))
+        let tags = try #require(tree["photo.tags.tag"]?.array)
+        #expect(!tags.isEmpty)
+        for tag in tags {
+            #expect(tag["raw"]?.string != nil)
+            #expect(tag.text != nil)
+        }
+    }
+}
+
+@Suite struct JSONMappingTests {
+    @Test func recordedJSONBodiesMap() throws {
+        let files = Fixtures.files(in: "real", suffix: ".json")
+        #expect(files.count >= 4)
+        for file in files {
+            let tree = try FlickrJSON.parse(try Fixtures.data(file))
+            #expect(tree.map != nil, "\(file)")
+        }
+        let search = try FlickrJSON.parse(try Fixtures.data("real/flickr.photos.search.2024.json"))
+        #expect(search["stat"]?.string == "ok")
+        let photos = try #require(search["photos.photo"]?.array)
+        #expect(!photos.isEmpty)
+        // Numbers become strings the way XML has them.
+        #expect(search["photos.page"]?.int != nil)
+    }
+
+    @Test func contentKeyAndScalars() throws {
+        let body = #"jsonFlickrApi({"user":{"id":"21207597@N07","username":{"_content":"jamalfanaian"}},"n":66,"f":1.5,"b":false,"z":null,"stat":"ok"});"#
+        let tree = try FlickrJSON.parse(Data(body.utf8))
+        #expect(tree["user.username"]?.text == "jamalfanaian")
+        #expect(tree["user.username._content"]?.string == "jamalfanaian")
+        #expect(tree["n"]?.string == "66")
+        #expect(tree["f"]?.string == "1.5")
+        #expect(tree["b"]?.string == "0")
+        #expect(tree["z"]?.string == "")
+    }
+
+    @Test func oauthDocJSON() throws {
+        let tree = try FlickrJSON.parse(try Fixtures.data("oauth/flickr.test.login.oauth-doc.json"))
+        #expect(tree["user.id"]?.string == "21207597@N07")
+    }
+
+    @Test func failureJSON() throws {
+        let tree = try FlickrJSON.parse(try Fixtures.data("errors/rest.fail.112.method-not-found.json"))
+        #expect(tree["stat"]?.string == "fail")
+        #expect(tree["code"]?.string == "112")
+    }
+
+    @Test func malformedJSONFails() {
+        for body in ["", "{", "jsonFlickrApi({\"a\":)", "<html>"] {
+            #expect(throws: FlickrParseError.self, "\(body)") { try FlickrJSON.parse(Data(body.utf8)) }
+        }
+    }
+
+    @Test func serializeSortsKeysAndEscapes() throws {
+        let node: FlickrNode = ["b": "1", "a": ["x\"y\n", "é"]]
+        #expect(FlickrJSON.serialize(node) == #"{"a":["x\"y\n","é"],"b":"1"}"#)
+        let back = try FlickrJSON.parse(Data(FlickrJSON.serialize(node, pretty: true).utf8))
+        #expect(back["a"]?[0]?.string == "x\"y\n")
+    }
+}
