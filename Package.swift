@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "FlickrSandbox", targets: ["FlickrSandbox"]),
         .executable(name: "flickr", targets: ["flickr"]),
         .executable(name: "flickr-sandbox", targets: ["flickr-sandbox"]),
+        .executable(name: "flickr-demo", targets: ["flickr-demo"]),
         .executable(name: "flickr-bench", targets: ["flickr-bench"]),
     ],
     dependencies: [
@@ -50,6 +51,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -64,7 +66,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            exclude: ["SEED-FORMAT.md"]
         ),
         .executableTarget(
             name: "flickr",
@@ -77,6 +81,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The README's main job: the FlickrAPI tour against the in-process sandbox.
+        .executableTarget(
+            name: "flickr-demo",
+            dependencies: ["FlickrAPI", "FlickrSandbox"]
+        ),
+        // scripts/bench: measurements side by side with Python (run in release mode).
         .executableTarget(
             name: "flickr-bench",
             dependencies: ["FlickrAPI", "FlickrSandbox"]
@@ -92,11 +102,24 @@ let package = Package(
         ),
         .testTarget(
             name: "FlickrSandboxTests",
-            dependencies: ["FlickrSandbox", "FlickrTestSupport"]
+            dependencies: [
+                "FlickrSandbox", "FlickrTestSupport",
+                // A plain HTTP client for talking to the sandbox over loopback (not the FlickrAPI client).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
         .testTarget(
             name: "FlickrAPITests",
-            dependencies: ["FlickrAPI", "FlickrSandbox", "FlickrTestSupport"]
+            dependencies: ["FlickrAPI", "FlickrTestSupport"]
+        ),
+        // FlickrAPI against the real emulator over loopback.
+        .testTarget(
+            name: "FlickrAPIIntegrationTests",
+            dependencies: [
+                "FlickrAPI", "FlickrSandbox", "FlickrTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ]
 )

@@ -28,12 +28,16 @@ public struct FlickrContext: Sendable, Hashable, CustomStringConvertible {
     public var uploadTimeout: Double
     public var retryPolicy: RetryPolicy
     public var ratePolicy: RatePolicy
+    /// Where OAuth parameters go (query/body, or the Authorization header).
+    public var signaturePlacement: SignaturePlacement
 
     public init(apiKey: String, sharedSecret: String, oauthToken: String? = nil,
                 oauthTokenSecret: String? = nil, authToken: String? = nil,
                 endpoints: Endpoints = .flickr, format: Format = .xml,
                 requestTimeout: Double = 30, uploadTimeout: Double = 600,
-                retryPolicy: RetryPolicy = .default, ratePolicy: RatePolicy = .default) {
+                retryPolicy: RetryPolicy = .default, ratePolicy: RatePolicy = .default,
+                signaturePlacement: SignaturePlacement = .parameters) {
+        self.signaturePlacement = signaturePlacement
         self.apiKey = apiKey
         self.sharedSecret = sharedSecret
         self.oauthToken = oauthToken

@@ -13,6 +13,8 @@ struct HTTPRequestSpec: Sendable {
     var timeout: Double
     /// For traces: the request with secrets masked.
     var redactedSummary: String
+    /// The OAuth base string signed for this request, to show beside Flickr's `debug_sbs`.
+    var signedBaseString: String?
 }
 
 /// What came back.

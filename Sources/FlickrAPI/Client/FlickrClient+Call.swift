@@ -1,0 +1,173 @@
+import AsyncHTTPClient
+import FlickrProtocol
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// HTTP verb of a call.
+public enum HTTPVerb: String, Sendable, Hashable {
+    case get = "GET"
+    case post = "POST"
+}
+
+/// Where OAuth parameters travel (RFC 5849 §3.5); Flickr accepts each.
+public enum SignaturePlacement: Sendable, Hashable {
+    /// In the query string (GET) or the form body (POST), like flickr-sdk.
+    case parameters
+    /// In an `Authorization: OAuth …` header, like python-flickrapi.
+    case header
+}
+
+extension FlickrClient {
+    /// Calls a Flickr method and returns the mapped `<rsp>` (``FlickrNode``; `stat` is "ok").
+    ///
+    /// - Parameters:
+    ///   - method: `flickr.photos.search`; the leading `flickr.` may be left out.
+    ///   - arguments: the method's arguments (not `api_key`, `method`, `format`, auth).
+    ///   - verb: overrides the catalog's choice (POST for write/delete methods, else GET).
+    ///   - timeout: seconds; defaults to the context's request timeout.
+    /// - Throws: ``FlickrError`` — `.api` for `stat="fail"`, `.oauth` for a 401, `.http`,
+    ///   `.network`, `.timeout`, `.parse`, `.usage`, `.cancelled`.
+    public func call(_ method: String, _ arguments: [String: String] = [:], verb: HTTPVerb? = nil,
+                     timeout: Double? = nil) async throws(FlickrError) -> FlickrNode {
+        try await call(method, arguments: arguments.sorted { $0.key < $1.key }, verb: verb, timeout: timeout)
+    }
+
+    /// Calls a method with ordered arguments (repeated names allowed).
+    public func call(_ method: String, arguments: [(String, String)], verb: HTTPVerb? = nil,
+                     timeout: Double? = nil) async throws(FlickrError) -> FlickrNode {
+        let name = method.hasPrefix("flickr.") ? method : "flickr." + method
+        let catalogVerb = MethodCatalog.shared.method(name).map { $0.verb == "POST" ? HTTPVerb.post : .get }
+        let chosen = verb ?? catalogVerb ?? .get
+        let isWrite = MethodCatalog.shared.method(name).map { $0.perms >= .write } ?? (chosen == .post)
+        return try await withRetries(method: name, isWrite: isWrite) { () async throws(FlickrError) -> FlickrNode in
+            let ctx = self.context
+            var params: [(String, String)] = [("method", name)]
+            params += arguments
+            if ctx.format == .json, !arguments.contains(where: { $0.0 == "format" }) {
+                params += [("format", "json"), ("nojsoncallback", "1")]
+            }
+            let spec = try self.signedRequest(url: ctx.endpoints.rest, verb: chosen, parameters: params, context: ctx,
+                                              timeout: timeout ?? ctx.requestTimeout, method: name)
+            return try await self.execute(spec, method: name)
+        }
+    }
+
+    /// Sends a prepared request and classifies the answer.
+    func execute(_ spec: HTTPRequestSpec, method: String) async throws(FlickrError) -> FlickrNode {
+        let start = ContinuousClock.now
+        logger.trace("→ \(spec.redactedSummary)")
+        let result: HTTPResult
+        do {
+            result = try await transport.send(spec, method: method)
+        } catch {
+            logger.trace("✗ \(method): \(error.kind.rawValue): \(error.message)")
+            throw error
+        }
+        logger.trace("← \(result.status) \(method) \(result.body.count) bytes in \(ContinuousClock.now - start): \(ResponseClassifier.excerpt(result.body, limit: 300))")
+        do {
+            return try ResponseClassifier.classify(status: result.status, contentType: result.contentType,
+                                                   retryAfter: result.retryAfter, body: result.body, method: method)
+        } catch {
+            throw scrubbed(error, signed: spec)
+        }
+    }
+
+    /// Parameters and headers of a request after authentication was added.
+    struct SignedParameters {
+        var parameters: [(String, String)]
+        var headers: [(String, String)]
+        /// The OAuth base string, when OAuth signed the request.
+        var baseString: String?
+    }
+
+    /// Adds auth to `parameters`: OAuth when the context has an access token; legacy `api_key`
+    /// (+ `auth_token`) + `api_sig` otherwise.
+    func sign(url: String, verb: HTTPVerb, parameters: [(String, String)], context ctx: FlickrContext,
+              method: String, placement: SignaturePlacement? = nil) throws(FlickrError) -> SignedParameters {
+        guard !ctx.apiKey.isEmpty else { throw FlickrError.missingCredentials("API key", method: method) }
+        var params = parameters
+        if let token = ctx.oauthToken, let tokenSecret = ctx.oauthTokenSecret {
+            guard !ctx.sharedSecret.isEmpty else { throw FlickrError.missingCredentials("API secret", method: method) }
+            let oauth = OAuthParameters.fresh(consumerKey: ctx.apiKey, token: token)
+            let signed = OAuthSignature.sign(method: verb.rawValue, url: url, parameters: params + oauth.pairs,
+                                             consumerSecret: ctx.sharedSecret, tokenSecret: tokenSecret)
+            if (placement ?? ctx.signaturePlacement) == .header {
+                return SignedParameters(parameters: params,
+                                        headers: [("Authorization", oauth.authorizationHeader(signature: signed.signature))],
+                                        baseString: signed.baseString)
+            }
+            params += oauth.pairs + [("oauth_signature", signed.signature)]
+            return SignedParameters(parameters: params, headers: [], baseString: signed.baseString)
+        }
+        params.append(("api_key", ctx.apiKey))
+        if let authToken = ctx.authToken { params.append(("auth_token", authToken)) }
+        if !ctx.sharedSecret.isEmpty {
+            params.append(("api_sig", LegacySignature.apiSig(secret: ctx.sharedSecret, parameters: params)))
+        }
+        return SignedParameters(parameters: params, headers: [], baseString: nil)
+    }
+
+    /// A signed GET (parameters in the query) or POST (urlencoded body).
+    func signedRequest(url: String, verb: HTTPVerb, parameters: [(String, String)], context ctx: FlickrContext,
+                       timeout: Double, method: String, placement: SignaturePlacement? = nil) throws(FlickrError) -> HTTPRequestSpec {
+        let signed = try sign(url: url, verb: verb, parameters: parameters, context: ctx, method: method, placement: placement)
+        var spec = HTTPRequestSpec(method: verb == .get ? .GET : .POST, url: url, headers: signed.headers, body: nil,
+                                   timeout: timeout, redactedSummary: "", signedBaseString: signed.baseString)
+        let query = FormEncoding.serialize(signed.parameters)
+        if verb == .get {
+            spec.url = url + (url.contains("?") ? "&" : "?") + query
+        } else {
+            spec.headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+            spec.body = .bytes(ByteBuffer(string: query))
+        }
+        spec.redactedSummary = Self.summary(verb: verb, url: url, signed: signed)
+        return spec
+    }
+
+    static func summary(verb: HTTPVerb, url: String, signed: SignedParameters) -> String {
+        "\(verb.rawValue) \(url) \(Redaction.redactForm(signed.parameters))"
+            + signed.headers.filter { $0.0 == "Authorization" }.map { " Authorization: \(Redaction.redactAuthorization($0.1))" }.joined()
+    }
+
+    /// Attaches the base string we signed to OAuth errors, and keeps secrets out of messages.
+    func scrubbed(_ error: FlickrError, signed spec: HTTPRequestSpec) -> FlickrError {
+        var e = error
+        if e.kind == .oauth { e.signedBaseString = spec.signedBaseString }
+        let ctx = context
+        let secrets = [ctx.sharedSecret, ctx.oauthTokenSecret]
+        e.message = Redaction.scrub(e.message, secrets: secrets)
+        e.bodyExcerpt = e.bodyExcerpt.map { Redaction.scrub($0, secrets: secrets) }
+        return e
+    }
+
+    /// Runs `attempt` under the rate limiter, retrying per the context's policy.
+    func withRetries<T: Sendable>(method: String, isWrite: Bool,
+                                  _ attempt: () async throws(FlickrError) -> T) async throws(FlickrError) -> T {
+        var number = 0
+        while true {
+            number += 1
+            do {
+                try await limiter.acquire()
+            } catch {
+                throw FlickrError(kind: .cancelled, message: "cancelled", method: method)
+            }
+            do {
+                return try await attempt()
+            } catch {
+                let policy = context.retryPolicy
+                let retryable = !isWrite || policy.retryWrites || policy.idempotentWrites.contains(method)
+                guard error.isTransient, retryable, number < policy.maxAttempts, !Task.isCancelled else { throw error }
+                if let after = error.retryAfter, after > policy.maxRetryAfter { throw error }
+                let delay = max(policy.backoff(afterAttempt: number), error.retryAfter ?? 0)
+                logger.debug("retrying \(method) in \(FlickrError.format(delay)) s after \(error.kind.rawValue): \(error.message) (attempt \(number + 1)/\(policy.maxAttempts))")
+                do {
+                    try await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
+                } catch {
+                    throw FlickrError(kind: .cancelled, message: "cancelled", method: method)
+                }
+            }
+        }
+    }
+}

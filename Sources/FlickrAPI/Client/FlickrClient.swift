@@ -1,0 +1,50 @@
+import AsyncHTTPClient
+import FlickrProtocol
+import Foundation
+import Logging
+import Synchronization
+
+/// The Flickr client: one context, one HTTP connection pool, one rate limiter.
+///
+/// ```swift
+/// let flickr = FlickrClient(context: FlickrContext(apiKey: key, sharedSecret: secret,
+///                                                  oauthToken: token, oauthTokenSecret: tokenSecret))
+/// let rsp = try await flickr.call("flickr.photos.search", ["user_id": "me", "extras": "tags"])
+/// for photo in rsp["photos.photo"]?.array ?? [] { print(photo["title"]?.string ?? "") }
+/// ```
+/// All calls of one client share its rate limiter (token bucket) and its connection pool.
+/// The context can change while the client lives (auth flows put tokens in it).
+public final class FlickrClient: Sendable {
+    private let state: Mutex<FlickrContext>
+    let transport: HTTPTransport
+    let limiter: RateLimiter
+    /// Where request/response traces go (level `.trace`; secrets are redacted before logging).
+    public let logger: Logger
+
+    /// Creates a client. `httpClient` defaults to AsyncHTTPClient's shared client.
+    public init(context: FlickrContext, httpClient: HTTPClient = .shared,
+                logger: Logger = Logger(label: "flickr")) {
+        state = Mutex(context)
+        transport = HTTPTransport(client: httpClient)
+        limiter = RateLimiter(policy: context.ratePolicy)
+        self.logger = logger
+    }
+
+    /// The current context.
+    public var context: FlickrContext { state.withLock { $0 } }
+
+    /// Changes the context (credentials, endpoints, policies) for every later call.
+    public func updateContext(_ change: (inout FlickrContext) -> Void) {
+        let policy = state.withLock { ctx -> RatePolicy in
+            change(&ctx)
+            return ctx.ratePolicy
+        }
+        Task { [limiter] in await limiter.update(policy) }
+    }
+
+    /// Sets the rate policy and waits until the limiter uses it.
+    public func setRatePolicy(_ policy: RatePolicy) async {
+        state.withLock { $0.ratePolicy = policy }
+        await limiter.update(policy)
+    }
+}

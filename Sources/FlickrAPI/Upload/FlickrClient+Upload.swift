@@ -1,0 +1,172 @@
+import AsyncHTTPClient
+import FlickrProtocol
+import Foundation
+import NIOCore
+import NIOHTTP1
+import _NIOFileSystem
+
+/// What an upload or replace answered.
+public struct UploadResult: Sendable, Hashable {
+    /// The photo id (synchronous uploads).
+    public var photoID: String?
+    /// The ticket id (`async=1`); poll it with ``FlickrClient/waitForTickets(_:pollInterval:timeout:)``.
+    public var ticketID: String?
+    /// The photo's new secret, when Flickr says it (replace does).
+    public var secret: String?
+    public var originalSecret: String?
+}
+
+/// One ticket of `flickr.photos.upload.checkTickets`.
+public struct UploadTicket: Sendable, Hashable {
+    public enum Status: Sendable, Hashable {
+        case pending, complete, failed, invalid
+    }
+
+    public var id: String
+    public var status: Status
+    /// Set when `status == .complete`.
+    public var photoID: String?
+}
+
+/// Progress of an upload: bytes handed to the network so far, and the total when known.
+public typealias UploadProgress = @Sendable (_ sent: Int64, _ total: Int64?) -> Void
+
+extension FlickrClient {
+    /// Uploads a photo or video (`up.flickr.com/services/upload/`), streaming the body in
+    /// constant memory. Every field but `photo` is signed.
+    ///
+    /// - Parameters:
+    ///   - arguments: `title`, `description`, `tags` (a tag string; see ``TagString/join(_:)``),
+    ///     `is_public`, `is_friend`, `is_family`, `safety_level`, `content_type`, `hidden`, `dedup_check`…
+    ///   - async: ask for a ticket instead of waiting for Flickr to process the file.
+    /// - Throws: ``FlickrError``; a duplicate (code 9) carries ``FlickrError/duplicatePhotoID``.
+    public func upload(_ source: UploadSource, arguments: [String: String] = [:], async: Bool = false,
+                       progress: UploadProgress? = nil) async throws(FlickrError) -> UploadResult {
+        var fields = arguments.sorted { $0.key < $1.key }.filter { $0.key != "photo" && $0.key != "async" }
+        if async { fields.append(("async", "1")) }
+        return try await send(source, to: context.endpoints.upload, service: "upload", fields: fields, progress: progress)
+    }
+
+    /// Replaces the file of `photoID` (`services/replace/`), keeping its metadata.
+    public func replace(photoID: String, with source: UploadSource, async: Bool = false,
+                        progress: UploadProgress? = nil) async throws(FlickrError) -> UploadResult {
+        var fields: [(String, String)] = [("photo_id", photoID)]
+        if async { fields.append(("async", "1")) }
+        return try await send(source, to: context.endpoints.replace, service: "replace", fields: fields, progress: progress)
+    }
+
+    /// `flickr.photos.upload.checkTickets` for `ids`.
+    public func checkTickets(_ ids: [String]) async throws(FlickrError) -> [UploadTicket] {
+        let rsp = try await call("flickr.photos.upload.checkTickets", ["tickets": ids.joined(separator: ",")])
+        return (rsp["uploader.ticket"]?.array ?? []).compactMap { t in
+            guard let id = t["id"]?.string else { return nil }
+            let status: UploadTicket.Status
+            if t["invalid"]?.string == "1" { status = .invalid }
+            else {
+                switch t["complete"]?.string {
+                case "1": status = .complete
+                case "2": status = .failed
+                default: status = .pending
+                }
+            }
+            return UploadTicket(id: id, status: status, photoID: t["photoid"]?.string)
+        }
+    }
+
+    /// Polls `checkTickets` until no ticket is pending; returns them in the order given.
+    /// - Throws: `.timeout` when tickets are still pending after `timeout` seconds.
+    public func waitForTickets(_ ids: [String], pollInterval: Double = 1,
+                               timeout: Double = 600) async throws(FlickrError) -> [UploadTicket] {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+        while true {
+            let tickets = try await checkTickets(ids)
+            if !tickets.contains(where: { $0.status == .pending }) {
+                let byID = Dictionary(tickets.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+                return ids.map { byID[$0] ?? UploadTicket(id: $0, status: .invalid, photoID: nil) }
+            }
+            guard ContinuousClock.now + .milliseconds(Int64(pollInterval * 1000)) < deadline else {
+                throw FlickrError(kind: .timeout, message: "upload tickets still pending after \(FlickrError.format(timeout)) s",
+                                  method: "flickr.photos.upload.checkTickets")
+            }
+            do {
+                try await Task.sleep(for: .milliseconds(Int64(pollInterval * 1000)))
+            } catch {
+                throw FlickrError(kind: .cancelled, message: "cancelled", method: "flickr.photos.upload.checkTickets")
+            }
+        }
+    }
+
+    // MARK: - Sending
+
+    private func send(_ source: UploadSource, to url: String, service: String, fields: [(String, String)],
+                      progress: UploadProgress?) async throws(FlickrError) -> UploadResult {
+        do {
+            try await limiter.acquire()
+        } catch {
+            throw FlickrError(kind: .cancelled, message: "cancelled", method: service)
+        }
+        switch source.kind {
+        case .stream(let makeIterator, let length):
+            let mime = source.mimeType ?? MIMEType.forFilename(source.filename) ?? "application/octet-stream"
+            let content: @Sendable () -> MultipartBody.ContentIterator = {
+                let it = makeIterator()
+                return MultipartBody.ContentIterator { try await it.next().map { ByteBuffer(bytes: $0) } }
+            }
+            return try await post(url: url, service: service, fields: fields, filename: source.filename, mime: mime,
+                                  length: length, content: content, progress: progress)
+        case .file(let path):
+            do {
+                return try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
+                    let size = try await handle.info().size
+                    var mime = source.mimeType ?? MIMEType.forFilename(source.filename)
+                    if mime == nil {
+                        var head = try await handle.readChunk(fromAbsoluteOffset: 0, length: .bytes(16))
+                        mime = MIMEType.sniff(head.readBytes(length: head.readableBytes) ?? [])
+                    }
+                    let content: @Sendable () -> MultipartBody.ContentIterator = {
+                        let box = FileChunkBox(handle.readChunks(chunkLength: .mebibytes(1)).makeAsyncIterator())
+                        return MultipartBody.ContentIterator { try await box.next() }
+                    }
+                    return try await self.post(url: url, service: service, fields: fields, filename: source.filename,
+                                               mime: mime ?? "application/octet-stream", length: size,
+                                               content: content, progress: progress)
+                }
+            } catch let error as FlickrError {
+                throw error
+            } catch let error as FileSystemError {
+                throw FlickrError(kind: .usage, message: "cannot read \(path): \(error.message)", method: service)
+            } catch {
+                throw FlickrError(kind: .usage, message: "cannot read \(path): \(error)", method: service)
+            }
+        }
+    }
+
+    private func post(url: String, service: String, fields: [(String, String)], filename: String, mime: String,
+                      length: Int64?, content: @escaping @Sendable () -> MultipartBody.ContentIterator,
+                      progress: UploadProgress?) async throws(FlickrError) -> UploadResult {
+        let ctx = context
+        guard ctx.hasOAuthToken || ctx.authToken != nil else {
+            throw FlickrError.missingCredentials("OAuth token with write permission", method: service)
+        }
+        // Every field but `photo` is signed, exactly as for a urlencoded POST; the signed pairs
+        // (OAuth ones included, unless they travel in the header) become form fields.
+        let signed = try sign(url: url, verb: .post, parameters: fields, context: ctx, method: service)
+        let body = MultipartBody(fields: signed.parameters, filename: filename, mimeType: mime, contentLength: length,
+                                 content: content, progress: progress)
+        var request = HTTPRequestSpec(method: .POST, url: url, headers: signed.headers + [("Content-Type", body.contentType)],
+                                      body: .stream(body, length: body.totalLength.map { .known($0) } ?? .unknown),
+                                      timeout: ctx.uploadTimeout, redactedSummary: "", signedBaseString: signed.baseString)
+        request.redactedSummary = Self.summary(verb: .post, url: url, signed: signed)
+            + " photo=\(filename) (\(mime), \(length.map(String.init) ?? "?") bytes)"
+        let rsp = try await execute(request, method: service)
+        return UploadResult(photoID: rsp["photoid"]?.text, ticketID: rsp["ticketid"]?.text,
+                            secret: rsp["photoid.secret"]?.string, originalSecret: rsp["photoid.originalsecret"]?.string)
+    }
+}
+
+/// Holds a file chunk iterator for the one task that drains it.
+final class FileChunkBox: @unchecked Sendable {
+    private var iterator: FileChunks.AsyncIterator
+    init(_ iterator: FileChunks.AsyncIterator) { self.iterator = iterator }
+    func next() async throws -> ByteBuffer? { try await iterator.next() }
+}

@@ -1,0 +1,125 @@
+import FlickrAPI
+import FlickrProtocol
+import FlickrSandbox
+import Foundation
+import Testing
+
+@Suite struct CallTests {
+    @Test func echoSurvivesReservedAndUnicodeCharacters() async throws {
+        try await SandboxHarness.with { h in
+            let tricky = "a b+c&d=e/f?g%h ~!*'() 日本 😀 \"q\""
+            for placement in [SignaturePlacement.parameters, .header] {
+                h.client.updateContext { $0.signaturePlacement = placement }
+                for verb in [HTTPVerb.get, .post] {
+                    let rsp = try await h.client.call("flickr.test.echo", ["name": tricky, "empty": ""], verb: verb)
+                    #expect(rsp["name"]?.text == tricky, "\(placement) \(verb)")
+                    #expect(rsp["method"]?.text == "flickr.test.echo")
+                }
+            }
+        }
+    }
+
+    @Test func searchWithExtrasAndInfo() async throws {
+        try await SandboxHarness.with { h in
+            let rsp = try await h.client.call("photos.search", ["user_id": "me", "extras": "tags,url_q,date_upload,owner_name", "per_page": "5"])
+            let photos = try #require(rsp["photos.photo"]?.array)
+            #expect(photos.count == 5)
+            let first = photos[0]
+            #expect(first["url_q"]?.string?.hasPrefix(h.server.url + "/static/") == true)
+            #expect(first["owner"]?.string == h.server.credentials.userNSID)
+            #expect(try PhotoURL.source(first, size: .square150, images: h.client.context.endpoints.images) == first["url_q"]?.string)
+            let id = try #require(first["id"]?.string)
+            let info = try await h.client.call("flickr.photos.getInfo", ["photo_id": id])
+            #expect(info["photo.id"]?.string == id)
+            #expect(info["photo.title"]?.text != nil)
+            if case .list = info["photo.tags.tag"] {} else { Issue.record("photo.tags.tag is not a list") }
+            // The built source URL serves bytes.
+            let url = try PhotoURL.source(info["photo"]!, size: .small240, images: h.client.context.endpoints.images)
+            #expect(try await SandboxHarness.fetch(url).status == 200)
+        }
+    }
+
+    @Test func jsonFormatMapsToTheSameTreeType() async throws {
+        try await SandboxHarness.with(format: .json) { h in
+            let rsp = try await h.client.call("flickr.photos.search", ["user_id": "me", "per_page": "3"])
+            #expect(rsp["stat"]?.string == "ok")
+            #expect(rsp["photos.photo"]?.array.count == 3)
+            do {
+                _ = try await h.client.call("flickr.nope.nothing")
+                Issue.record("unknown method accepted")
+            } catch let error as FlickrError {
+                #expect(error.kind == .api && error.code == 112)
+            }
+        }
+    }
+
+    @Test func tagsAddAndRemoveOnTheServer() async throws {
+        try await SandboxHarness.with { h in
+            let photos = try await h.client.call("flickr.photos.search", ["user_id": "me", "per_page": "1"])
+            let id = try #require(photos["photos.photo.0.id"]?.string)
+            _ = try await h.client.call("flickr.photos.addTags", ["photo_id": id, "tags": "swiftflickr \"black cat\""])
+            let info = try await h.client.call("flickr.photos.getInfo", ["photo_id": id])
+            let tags = info["photo.tags.tag"]?.array ?? []
+            let added = try #require(tags.first { $0["raw"]?.string == "black cat" })
+            #expect(added.text == "blackcat")
+            let tagID = try #require(added["id"]?.string)
+            _ = try await h.client.call("flickr.photos.removeTag", ["tag_id": tagID])
+            let after = try await h.client.call("flickr.tags.getListPhoto", ["photo_id": id])
+            let raws = (after["photo.tags.tag"]?.array ?? []).compactMap { $0["raw"]?.string }
+            #expect(!raws.contains("black cat") && raws.contains("swiftflickr"))
+        }
+    }
+
+    @Test func permissionsAreEnforced() async throws {
+        try await SandboxHarness.with { h in
+            let read = try await h.server.issueToken(username: nil, perms: .read)
+            h.client.updateContext { $0.oauthToken = read.token; $0.oauthTokenSecret = read.secret }
+            let photos = try await h.client.call("flickr.photos.search", ["user_id": "me", "per_page": "1"])
+            let id = try #require(photos["photos.photo.0.id"]?.string)
+            do {
+                _ = try await h.client.call("flickr.photos.setTags", ["photo_id": id, "tags": "x"])
+                Issue.record("read token wrote")
+            } catch let error as FlickrError {
+                #expect(error.kind == .api && error.code == 99)
+                #expect(error.description.hasPrefix("flickr.photos.setTags: [99]"))
+            }
+        }
+    }
+
+    @Test func traceIsRedacted() async throws {
+        try await SandboxHarness.with { h in
+            _ = try await h.client.call("flickr.test.login")
+            let c = h.server.credentials
+            let trace = h.log.messages.joined(separator: "\n")
+            #expect(trace.contains("flickr.test.login"))
+            for secret in [c.apiSecret, c.oauthTokenSecret, c.oauthToken] { #expect(!trace.contains(secret)) }
+        }
+    }
+
+    @Test func requestDelegateCompletesAndCancels() async throws {
+        try await SandboxHarness.with { h in
+            final class Delegate: FlickrRequestDelegate, @unchecked Sendable {
+                let done: AsyncStream<Result<FlickrNode, FlickrError>>.Continuation
+                init(_ c: AsyncStream<Result<FlickrNode, FlickrError>>.Continuation) { done = c }
+                func flickrRequest(_ request: FlickrRequest, didCompleteWith response: FlickrNode) { done.yield(.success(response)) }
+                func flickrRequest(_ request: FlickrRequest, didFailWith error: FlickrError) { done.yield(.failure(error)) }
+            }
+            let (stream, continuation) = AsyncStream<Result<FlickrNode, FlickrError>>.makeStream()
+            let delegate = Delegate(continuation)
+            let request = FlickrRequest(client: h.client)
+            request.delegate = delegate
+            request.sessionInfo = "step-1"
+            #expect(request.callAPIMethod(withGET: "flickr.test.echo", arguments: ["x": "1"]))
+            var iterator = stream.makeAsyncIterator()
+            guard case .success(let rsp)? = await iterator.next() else { Issue.record("no completion"); return }
+            #expect(rsp["x"]?.text == "1")
+            #expect(request.sessionInfo as? String == "step-1")
+            await h.server.setLatency(milliseconds: 3000)
+            #expect(request.callAPIMethod(withPOST: "flickr.test.echo"))
+            try await Task.sleep(for: .milliseconds(100))
+            request.cancel()
+            guard case .failure(let error)? = await iterator.next() else { Issue.record("no failure"); return }
+            #expect(error.kind == .cancelled)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import FlickrAPI
+import FlickrProtocol
+import FlickrSandbox
+import Foundation
+import Testing
+
+@Suite struct ResilienceTests {
+    static let patient = RetryPolicy(maxAttempts: 10, baseDelay: 0.01, maxDelay: 0.05)
+
+    @Test func readsSurviveInjectedFaults() async throws {
+        let faults = try FaultSpec.parse("5xx=0.2,reset=0.1,truncate=0.1,html=0.1")
+        try await SandboxHarness.with(SandboxConfiguration(faults: faults), retry: Self.patient) { h in
+            for i in 0..<40 {
+                let rsp = try await h.client.call("flickr.test.echo", ["i": String(i)])
+                #expect(rsp["i"]?.text == String(i))
+            }
+            // With half the answers broken, some retries must have happened.
+            #expect(h.log.count(containing: "retrying flickr.test.echo") > 0)
+        }
+    }
+
+    @Test func writesAreNotRetriedBlindly() async throws {
+        try await SandboxHarness.with(SandboxConfiguration(faults: try FaultSpec.parse("5xx=1")), retry: Self.patient) { h in
+            do {
+                _ = try await h.client.call("flickr.photosets.create", ["title": "t", "primary_photo_id": "1"])
+                Issue.record("write succeeded under 100% 5xx")
+            } catch let error as FlickrError {
+                #expect(error.kind == .http && (error.httpStatus ?? 0) >= 500)
+            }
+            #expect(h.log.count(containing: "retrying flickr.photosets.create") == 0)
+            // An idempotent write is retried until the attempts run out.
+            do {
+                _ = try await h.client.call("flickr.photos.setTags", ["photo_id": "1", "tags": "x"])
+            } catch {}
+            #expect(h.log.count(containing: "retrying flickr.photos.setTags") == Self.patient.maxAttempts - 1)
+        }
+    }
+
+    @Test func honoursRetryAfterFrom429() async throws {
+        try await SandboxHarness.with(SandboxConfiguration(rateLimit: 3), retry: Self.patient) { h in
+            let clock = ContinuousClock()
+            let elapsed = try await clock.measure {
+                for i in 0..<8 { _ = try await h.client.call("flickr.test.echo", ["i": String(i)]) }
+            }
+            #expect(h.log.count(containing: "HTTP 429") > 0 || h.log.count(containing: "rate limited") > 0)
+            // Retry-After: 1 was honoured at least once.
+            #expect(elapsed >= .milliseconds(900))
+        }
+    }
+
+    @Test func surfacesEachFaultShapeWithoutRetries() async throws {
+        for (spec, kinds) in [("5xx=1", [FlickrError.Kind.http]), ("html=1", [.http]), ("truncate=1", [.parse, .network]),
+                              ("reset=1", [.network, .parse]), ("429=1", [.http])] {
+            try await SandboxHarness.with(SandboxConfiguration(faults: try FaultSpec.parse(spec))) { h in
+                do {
+                    _ = try await h.client.call("flickr.test.echo")
+                    Issue.record("\(spec): call succeeded")
+                } catch let error as FlickrError {
+                    #expect(kinds.contains(error.kind), "\(spec): got \(error.kind) \(error)")
+                    if spec == "429=1" { #expect(error.httpStatus == 429 && error.retryAfter != nil) }
+                }
+            }
+        }
+    }
+
+    @Test func cancellingTheTaskAbortsTheRequest() async throws {
+        try await SandboxHarness.with(SandboxConfiguration(latencyMilliseconds: 5000)) { h in
+            let clock = ContinuousClock()
+            let start = clock.now
+            let task = Task { try await h.client.call("flickr.test.echo") }
+            try await Task.sleep(for: .milliseconds(200))
+            task.cancel()
+            do {
+                _ = try await task.value
+                Issue.record("cancelled call succeeded")
+            } catch let error as FlickrError {
+                #expect(error.kind == .cancelled)
+            }
+            #expect(clock.now - start < .seconds(3))
+        }
+    }
+
+    @Test func timeoutIsItsOwnKind() async throws {
+        try await SandboxHarness.with(SandboxConfiguration(latencyMilliseconds: 3000)) { h in
+            do {
+                _ = try await h.client.call("flickr.test.echo", timeout: 0.5)
+                Issue.record("no timeout")
+            } catch let error as FlickrError {
+                #expect(error.kind == .timeout)
+                #expect(error.isTransient)
+            }
+        }
+    }
+
+    @Test func connectionRefusedIsANetworkError() async throws {
+        let client = FlickrClient(context: FlickrContext(apiKey: "k", sharedSecret: "s", endpoints: Endpoints(baseURL: "http://127.0.0.1:1"),
+                                                         retryPolicy: .none, ratePolicy: .unlimited))
+        do {
+            _ = try await client.call("flickr.test.echo")
+            Issue.record("connected to port 1")
+        } catch let error as FlickrError {
+            #expect(error.kind == .network)
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import NIOCore
+@testable import FlickrAPI
+
+@Suite struct PolicyTests {
+    @Test func backoffGrowsWithJitterWithinBounds() {
+        let p = RetryPolicy(maxAttempts: 5, baseDelay: 0.5, maxDelay: 4)
+        for attempt in 1...6 {
+            let cap = min(4, 0.5 * Double(1 << (attempt - 1)))
+            for _ in 0..<50 {
+                let d = p.backoff(afterAttempt: attempt)
+                #expect(d >= cap * 0.1 - 1e-9 && d <= cap + 1e-9)
+            }
+        }
+    }
+
+    @Test func writesAreNotRetriedUnlessIdempotent() async {
+        let client = FlickrClient(context: FlickrContext(apiKey: "k", sharedSecret: "s", ratePolicy: .unlimited))
+        client.updateContext { $0.retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.001, maxDelay: 0.002) }
+        final class Counter: @unchecked Sendable { var n = 0 }
+        for (method, isWrite, expected) in [("flickr.photos.delete", true, 1), ("flickr.photos.setTags", true, 3),
+                                            ("flickr.photos.search", false, 3)] {
+            let counter = Counter()
+            do throws(FlickrError) {
+                _ = try await client.withRetries(method: method, isWrite: isWrite) { () async throws(FlickrError) -> Int in
+                    counter.n += 1
+                    throw FlickrError(kind: .http, message: "HTTP 502", httpStatus: 502)
+                }
+            } catch {
+                #expect(error.httpStatus == 502)
+            }
+            #expect(counter.n == expected, "\(method)")
+        }
+    }
+
+    @Test func nonTransientErrorsAreNotRetried() async {
+        let client = FlickrClient(context: FlickrContext(apiKey: "k", sharedSecret: "s", ratePolicy: .unlimited))
+        final class Counter: @unchecked Sendable { var n = 0 }
+        let counter = Counter()
+        do throws(FlickrError) {
+            _ = try await client.withRetries(method: "flickr.photos.search", isWrite: false) { () async throws(FlickrError) -> Int in
+                counter.n += 1
+                throw FlickrError(kind: .api, code: 100, message: "Invalid API Key")
+            }
+        } catch {
+            #expect(error.code == 100)
+        }
+        #expect(counter.n == 1)
+    }
+
+    @Test func tokenBucketHoldsTheRate() async throws {
+        // 12 calls at 20/s with a burst of 4 need at least (12 - 4) / 20 = 0.4 s.
+        let limiter = RateLimiter(policy: RatePolicy(callsPerSecond: 20, burst: 4))
+        let clock = ContinuousClock()
+        let elapsed = try await clock.measure {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<12 { group.addTask { try await limiter.acquire() } }
+                try await group.waitForAll()
+            }
+        }
+        #expect(elapsed >= .milliseconds(390))
+        let free = RateLimiter(policy: .unlimited)
+        let fast = try await clock.measure { for _ in 0..<1000 { try await free.acquire() } }
+        #expect(fast < .seconds(1))
+    }
+}
+
+@Suite struct MultipartTests {
+    @Test func layoutAndProgress() async throws {
+        final class Log: @unchecked Sendable { var events: [(Int64, Int64?)] = [] }
+        let log = Log()
+        let payload: [UInt8] = Array(repeating: 0xAB, count: 3000)
+        let body = MultipartBody(fields: [("title", "Cat \"quoted\""), ("tags", "cat \"black cat\"")], filename: "c\"at.jpg",
+                                 mimeType: "image/jpeg", contentLength: 3000, content: {
+            var sent = false
+            return MultipartBody.ContentIterator {
+                if sent { return nil }
+                sent = true
+                return ByteBuffer(bytes: payload)
+            }
+        }, progress: { s, t in log.events.append((s, t)) })
+        var all = ByteBuffer()
+        for try await var chunk in body { all.writeBuffer(&chunk) }
+        let text = String(decoding: all.readableBytesView, as: UTF8.self)
+        #expect(Int64(all.readableBytes) == body.totalLength)
+        #expect(text.hasPrefix("--\(body.boundary)\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nCat \"quoted\"\r\n"))
+        #expect(text.contains("name=\"photo\"; filename=\"c%22at.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n"))
+        #expect(text.hasSuffix("\r\n--\(body.boundary)--\r\n"))
+        #expect(log.events.last?.0 == body.totalLength)
+        #expect(zip(log.events, log.events.dropFirst()).allSatisfy { $0.0 < $1.0 })
+    }
+
+    @Test func mimeTypes() {
+        #expect(MIMEType.forFilename("a.JPG") == "image/jpeg")
+        #expect(MIMEType.forFilename("movie.mov") == "video/quicktime")
+        #expect(MIMEType.forFilename("noext") == nil)
+        #expect(MIMEType.sniff([0xFF, 0xD8, 0xFF, 0xE0]) == "image/jpeg")
+        #expect(MIMEType.sniff(Array("GIF89a".utf8)) == "image/gif")
+        #expect(MIMEType.sniff([0, 1]) == nil)
+    }
+}
