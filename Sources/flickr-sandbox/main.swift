@@ -1,1 +1,111 @@
-print("flickr-sandbox: coming soon")
+import ArgumentParser
+import FlickrSandbox
+import Foundation
+
+/// `flickr-sandbox`: a Flickr emulator on loopback (see CLI.md and SANDBOX.md).
+@main
+struct FlickrSandboxCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "flickr-sandbox",
+        abstract: "A faithful Flickr API emulator on loopback.",
+        discussion: """
+            Prints url=, api_key=, api_secret=, oauth_token=, oauth_token_secret=, user_nsid= and \
+            username= lines, then "ready", and serves until SIGINT or SIGTERM.
+            """)
+
+    @Option(help: "Interface to bind.")
+    var host = "127.0.0.1"
+
+    @Option(help: "TCP port (0 picks a free one).")
+    var port = 0
+
+    @Option(name: .customLong("data"), help: "Seed world, a JSON file (see SEED-FORMAT.md).")
+    var dataFile: String?
+
+    @Option(name: .customLong("state"), help: "Directory that keeps the state across restarts.")
+    var stateDirectory: String?
+
+    @Option(help: "Injected failures, e.g. 5xx=0.1,429=0.05,reset=0.01,truncate=0.01,html=0.02.")
+    var faults: String?
+
+    @Option(name: .customLong("rate-limit"), help: "Calls per second before answering 429 with Retry-After.")
+    var rateLimit: Int?
+
+    @Option(help: "Milliseconds added to every answer.")
+    var latency = 0
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        if let rateLimit, rateLimit < 1 { throw ValidationError("--rate-limit must be at least 1") }
+        guard latency >= 0 else { throw ValidationError("--latency must not be negative") }
+        if let faults {
+            do { _ = try FaultSpec.parse(faults) } catch { throw ValidationError("\(error)") }
+        }
+    }
+
+    func run() async throws {
+        let configuration = SandboxConfiguration(
+            host: host, port: port, dataFile: dataFile, stateDirectory: stateDirectory,
+            faults: try faults.map(FaultSpec.parse) ?? .none, rateLimit: rateLimit, latencyMilliseconds: latency)
+        let server: FlickrSandboxServer
+        do {
+            server = try await FlickrSandboxServer.start(configuration)
+        } catch {
+            FileHandle.standardError.write(Data("flickr-sandbox: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        let c = server.credentials
+        let lines = [
+            "url=\(server.url)", "api_key=\(c.apiKey)", "api_secret=\(c.apiSecret)", "oauth_token=\(c.oauthToken)",
+            "oauth_token_secret=\(c.oauthTokenSecret)", "user_nsid=\(c.userNSID)", "username=\(c.username)", "ready",
+        ]
+        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        let signal = await Self.waitForTermination()
+        do {
+            try await server.stop()
+        } catch {
+            FileHandle.standardError.write(Data("flickr-sandbox: while stopping: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        _ = signal
+    }
+
+    /// Suspends until SIGINT or SIGTERM arrives.
+    static func waitForTermination() async -> Int32 {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            let queue = DispatchQueue(label: "flickr-sandbox.signals")
+            let resumed = ResumeOnce(continuation)
+            var sources: [DispatchSourceSignal] = []
+            for sig in [SIGINT, SIGTERM] {
+                signal(sig, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+                source.setEventHandler { resumed.resume(sig) }
+                source.resume()
+                sources.append(source)
+            }
+            SignalSources.keep(sources)
+        }
+    }
+}
+
+/// Resumes a continuation at most once.
+final class ResumeOnce: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Int32, Never>?
+
+    init(_ continuation: CheckedContinuation<Int32, Never>) { self.continuation = continuation }
+
+    func resume(_ value: Int32) {
+        lock.lock()
+        let c = continuation
+        continuation = nil
+        lock.unlock()
+        c?.resume(returning: value)
+    }
+}
+
+/// Keeps the signal sources alive for the life of the process.
+enum SignalSources {
+    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+    static func keep(_ s: [DispatchSourceSignal]) { sources = s }
+}

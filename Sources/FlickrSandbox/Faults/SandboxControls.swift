@@ -1,0 +1,87 @@
+import Foundation
+import Synchronization
+
+/// Settings that can change while the server runs (faults, latency, rate limit), the rate
+/// limiter's window and the OAuth nonce memory.
+final class SandboxControls: Sendable {
+    private struct Settings {
+        var faults: FaultSpec
+        var latencyMilliseconds: Int
+        var rateLimit: Int?
+        /// Times (seconds) of the calls accepted in the last second.
+        var window: [Double] = []
+        var windowStart = 0
+    }
+
+    private let settings: Mutex<Settings>
+    private let nonces = Mutex<(seen: Set<String>, order: [(String, Int)])>(([], []))
+
+    init(configuration: SandboxConfiguration) {
+        settings = Mutex(Settings(faults: configuration.faults, latencyMilliseconds: max(0, configuration.latencyMilliseconds),
+                                  rateLimit: configuration.rateLimit))
+    }
+
+    var faults: FaultSpec {
+        get { settings.withLock { $0.faults } }
+        set { settings.withLock { $0.faults = newValue } }
+    }
+
+    var latencyMilliseconds: Int {
+        get { settings.withLock { $0.latencyMilliseconds } }
+        set { settings.withLock { $0.latencyMilliseconds = max(0, newValue) } }
+    }
+
+    var rateLimit: Int? {
+        get { settings.withLock { $0.rateLimit } }
+        set { settings.withLock { $0.rateLimit = newValue.map { max(0, $0) } } }
+    }
+
+    /// The fault to inject for one request, if any.
+    func drawFault() -> FaultKind? {
+        let spec = faults
+        guard spec.total > 0 else { return nil }
+        return spec.pick(Double.random(in: 0..<1))
+    }
+
+    /// Counts one call against the rate limit; false when the limit for the last second is spent
+    /// (a sliding one-second window: at most N accepted calls in any second).
+    func admit(now: Double = Date().timeIntervalSince1970) -> Bool {
+        settings.withLock { s in
+            guard let limit = s.rateLimit else { return true }
+            var firstLive = s.windowStart
+            while firstLive < s.window.count, s.window[firstLive] <= now - 1 { firstLive += 1 }
+            if firstLive > 1024 {
+                s.window.removeFirst(firstLive)
+                firstLive = 0
+            }
+            s.windowStart = firstLive
+            guard s.window.count - firstLive < limit else { return false }
+            s.window.append(now)
+            return true
+        }
+    }
+
+    /// Records an OAuth nonce; false if the same consumer key, timestamp and nonce were seen.
+    /// Entries older than the accepted clock skew are forgotten (they fail the timestamp check).
+    func useNonce(consumerKey: String, timestamp: Int, nonce: String, now: Int) -> Bool {
+        nonces.withLock { n in
+            let horizon = now - 2 * OAuthLimits.timestampSkew
+            var drop = 0
+            while drop < n.order.count, n.order[drop].1 < horizon {
+                n.seen.remove(n.order[drop].0)
+                drop += 1
+            }
+            if drop > 0 { n.order.removeFirst(drop) }
+            let key = consumerKey + "\u{1}" + String(timestamp) + "\u{1}" + nonce
+            guard n.seen.insert(key).inserted else { return false }
+            n.order.append((key, max(timestamp, now)))
+            return true
+        }
+    }
+}
+
+/// OAuth acceptance limits.
+enum OAuthLimits {
+    /// Accepted difference between a request's `oauth_timestamp` and the server clock.
+    static let timestampSkew = 300
+}

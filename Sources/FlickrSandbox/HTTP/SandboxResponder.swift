@@ -1,0 +1,238 @@
+import FlickrProtocol
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOPosix
+
+/// The per-request context: Hummingbird's core storage plus the connection, which fault
+/// injection needs to reset or cut a response short.
+struct SandboxRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+}
+
+/// Thrown after a connection was deliberately dropped (the `reset` and `truncate` faults).
+struct ConnectionDropped: Error {}
+
+/// Routes Flickr's paths to the engine and applies latency, the rate limit and faults.
+struct SandboxResponder: HTTPResponder {
+    typealias Context = SandboxRequestContext
+    let engine: SandboxEngine
+
+    /// Largest non-upload body accepted.
+    static let maxFormBody = 8 << 20
+
+    enum Route {
+        case rest, upload, replace, requestToken, authorize, accessToken, legacyLogin, image, index, unknown
+    }
+
+    static func route(_ path: String) -> Route {
+        var p = path
+        if p.count > 1, p.hasSuffix("/") { p.removeLast() }
+        switch p {
+        case "/services/rest": return .rest
+        case "/services/upload": return .upload
+        case "/services/replace": return .replace
+        case "/services/oauth/request_token": return .requestToken
+        case "/services/oauth/authorize": return .authorize
+        case "/services/oauth/access_token": return .accessToken
+        case "/services/auth": return .legacyLogin
+        case "/": return .index
+        default: return p.hasPrefix("/static/") ? .image : .unknown
+        }
+    }
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        var request = request
+        let target = request.head.path ?? "/"
+        let path: String
+        let queryString: String
+        if let q = target.firstIndex(of: "?") {
+            path = String(target[..<q])
+            queryString = String(target[target.index(after: q)...])
+        } else {
+            path = target
+            queryString = ""
+        }
+        let route = Self.route(path)
+        let latency = engine.controls.latencyMilliseconds
+        if latency > 0 { try? await Task.sleep(for: .milliseconds(latency)) }
+
+        var truncate = false
+        if route == .rest || route == .upload || route == .replace {
+            guard engine.controls.admit() else { return Self.response(Self.tooManyRequests()) }
+            switch engine.controls.drawFault() {
+            case .reset?:
+                await Self.reset(context.channel)
+                throw ConnectionDropped()
+            case .serverError?:
+                return Self.response(Self.serverError(Bool.random() ? 502 : 503))
+            case .tooManyRequests?:
+                return Self.response(Self.tooManyRequests())
+            case .html?:
+                return Self.response(.html(200, Self.maintenancePage))
+            case .truncate?:
+                truncate = true
+            case nil:
+                break
+            }
+        }
+
+        let host = request.head.authority ?? "127.0.0.1"
+        let authorization = request.headers[.authorization].flatMap { header -> [(String, String)]? in
+            header.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("oauth ")
+                ? OAuthParameters.parseAuthorizationHeader(header) : nil
+        }
+        let contentType = request.headers[.contentType] ?? ""
+        var sandboxRequest = SandboxRequest(verb: request.method.rawValue, path: path, host: host,
+                                            query: FormEncoding.parse(queryString), authorization: authorization, body: [])
+        let reply: SandboxReply
+        switch route {
+        case .upload, .replace:
+            do {
+                let upload = try await engine.receiveUpload(contentType: contentType, body: request.body)
+                sandboxRequest.body = upload.fields
+                reply = engine.completeUpload(sandboxRequest, upload: upload, replace: route == .replace)
+            } catch let error as MultipartError {
+                reply = ResponseFormat.xml.render(APIFailure(3, "General upload failure: \(error.message)"))
+            }
+        case .image:
+            reply = engine.handleStatic(path: path)
+        case .index:
+            reply = .html(200, engine.page(title: "Flickr Sandbox", body: "<p>A Flickr emulator. REST at <code>/services/rest/</code>.</p>"))
+        case .unknown:
+            reply = .notFound()
+        default:
+            if request.method == .post {
+                guard let buffer = try? await request.collectBody(upTo: Self.maxFormBody) else {
+                    return Self.response(.html(413, "<html><body><h1>413 Request Entity Too Large</h1></body></html>\n"))
+                }
+                sandboxRequest.body = Self.formFields(contentType: contentType, bytes: Array(buffer.readableBytesView))
+            }
+            switch route {
+            case .rest: reply = engine.handleREST(sandboxRequest)
+            case .requestToken: reply = engine.handleRequestToken(sandboxRequest)
+            case .authorize: reply = engine.handleAuthorize(sandboxRequest)
+            case .accessToken: reply = engine.handleAccessToken(sandboxRequest)
+            default: reply = engine.handleLegacyLogin(sandboxRequest)
+            }
+        }
+        if truncate { return Self.truncated(reply, channel: context.channel) }
+        return Self.response(reply)
+    }
+
+    /// Fields of a urlencoded body, or every field of a small multipart body (flickr-sdk posts
+    /// REST calls as multipart forms; all their fields are signed).
+    static func formFields(contentType: String, bytes: [UInt8]) -> [(String, String)] {
+        if contentType.lowercased().hasPrefix("application/x-www-form-urlencoded") {
+            return FormEncoding.parse(String(decoding: bytes, as: UTF8.self))
+        }
+        guard let boundary = MultipartStreamParser.boundary(fromContentType: contentType) else { return [] }
+        var parser = MultipartStreamParser(boundary: boundary)
+        var fields: [(String, String)] = []
+        var name: String?
+        var value: [UInt8] = []
+        try? bytes.withUnsafeBytes { raw in
+            try parser.feed(raw) { event in
+                switch event {
+                case .begin(let head):
+                    name = head.name
+                    value = []
+                case .data(let d): value += d
+                case .end:
+                    if let name { fields.append((name, String(decoding: value, as: UTF8.self))) }
+                }
+            }
+        }
+        return fields
+    }
+
+    // MARK: Faults
+
+    static let maintenancePage = """
+        <!DOCTYPE html>
+        <html><head><title>Flickr: Site temporarily unavailable</title></head>
+        <body><h1>Flickr will be back soon</h1><p>We're doing some maintenance. Please try again in a few minutes.</p></body></html>
+
+        """
+
+    static func tooManyRequests() -> SandboxReply {
+        .html(429, "<html><body><h1>429 Too Many Requests</h1>\nYou have sent too many requests in a given amount of time.\n</body></html>",
+              headers: [("Retry-After", "1")])
+    }
+
+    static func serverError(_ status: Int) -> SandboxReply {
+        .html(status, """
+            <!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01//EN" "http://www.w3.org/TR/html4/strict.dtd">
+            <html><head><title>Flickr</title></head>
+            <body><!-- status code : \(status) -->
+            <h1>Will be right back...</h1>
+            <p>Thank you for your patience. Our engineers are working quickly to resolve the issue.</p>
+            </body></html>
+
+            """)
+    }
+
+    /// Closes the connection with an RST (SO_LINGER 0) and no response.
+    static func reset(_ channel: any Channel) async {
+        if let provider = channel as? SocketOptionProvider {
+            try? await provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+        }
+        try? await channel.close()
+    }
+
+    // MARK: Writing
+
+    static func response(_ reply: SandboxReply) -> Response {
+        var fields = HTTPFields()
+        for (name, value) in reply.headers {
+            if let n = HTTPField.Name(name) { fields.append(HTTPField(name: n, value: value)) }
+        }
+        let status = HTTPResponse.Status(code: reply.status)
+        if let file = reply.file {
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
+            fields[.contentLength] = String(size)
+            return Response(status: status, headers: fields, body: ResponseBody(contentLength: size) { writer in
+                try await Self.streamFile(file, to: &writer)
+            })
+        }
+        fields[.contentLength] = String(reply.body.count)
+        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
+    }
+
+    /// A 200 that declares the whole body but sends only the first half, then closes.
+    static func truncated(_ reply: SandboxReply, channel: any Channel) -> Response {
+        var full = reply.body
+        if full.count < 2 { full = Array("<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"ok\">\n</rsp>\n".utf8) }
+        var fields = HTTPFields()
+        for (name, value) in reply.headers {
+            if let n = HTTPField.Name(name) { fields.append(HTTPField(name: n, value: value)) }
+        }
+        fields[.contentLength] = String(full.count)
+        fields[.connection] = "close"
+        let half = Array(full[..<(full.count / 2)])
+        return Response(status: .ok, headers: fields, body: ResponseBody { writer in
+            try await writer.write(ByteBuffer(bytes: half))
+            try? await Task.sleep(for: .milliseconds(5))
+            try? await channel.close()
+            throw ConnectionDropped()
+        })
+    }
+
+    static func streamFile(_ url: URL, to writer: inout any ResponseBodyWriter) async throws {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        while true {
+            let chunk = try await NIOThreadPool.singleton.runIfActive { try handle.read(upToCount: 256 * 1024) ?? Data() }
+            if chunk.isEmpty { break }
+            try await writer.write(ByteBuffer(bytes: chunk))
+        }
+        try await writer.finish(nil)
+    }
+}

@@ -1,0 +1,79 @@
+import FlickrProtocol
+
+extension SandboxEngine {
+    static let testAndAuthHandlers: [String: MethodHandler] = [
+        "flickr.test.echo": { _, call in
+            .nodes(call.request.plainPairs.map { XMLNode.text($0.0, $0.1) })
+        },
+        "flickr.test.null": { _, _ in .empty },
+        "flickr.test.login": { engine, call in
+            let nsid = try call.requireUser()
+            let user = engine.store.read { $0.user(nsid: nsid) }
+            return .nodes([XMLNode("user", [("id", .string(nsid)), ("path_alias", .string(user?.pathAlias ?? ""))],
+                                   children: [.text("username", user?.username ?? "")])])
+        },
+        "flickr.auth.oauth.checkToken": { engine, call in
+            let tokenString = call.string("oauth_token") ?? ""
+            guard let (token, user) = engine.store.read({ s -> (SandboxToken, SandboxUser)? in
+                guard let t = s.tokens[tokenString], t.kind == .access, let u = t.user.flatMap({ s.user(nsid: $0) }) else {
+                    return nil
+                }
+                return (t, u)
+            }) else { throw APIFailure(98, "Invalid token") }
+            return .nodes([XMLNode("oauth", children: [
+                .text("token", token.token), .text("perms", token.perms.rawValue),
+                XMLNode("user", [("nsid", .string(user.nsid)), ("username", .string(user.username)),
+                                 ("fullname", .string(user.realname))]),
+            ])])
+        },
+        "flickr.auth.oauth.getAccessToken": { engine, call in
+            guard call.caller.scheme == .legacy, let legacy = call.caller.token else {
+                throw APIFailure(98, "Invalid auth token")
+            }
+            let token = try engine.store.update { (s: inout SandboxState) throws(APIFailure) -> SandboxToken in
+                guard let old = s.tokens.removeValue(forKey: legacy) else { throw APIFailure(98, "Invalid auth token") }
+                let t = SandboxToken(token: SandboxIDs.token(), secret: SandboxIDs.hex(16), kind: .access, user: old.user,
+                                     perms: old.perms, callback: nil, verifier: nil)
+                s.tokens[t.token] = t
+                return t
+            }
+            return .nodes([XMLNode("auth", children: [
+                XMLNode("access_token", [("oauth_token", .string(token.token)), ("oauth_token_secret", .string(token.secret))]),
+            ])])
+        },
+        "flickr.auth.getFrob": { engine, call in
+            let frob = "72157" + SandboxIDs.digits(12) + "-" + SandboxIDs.hex(16) + "-" + SandboxIDs.digits(6)
+            engine.store.write { $0.frobs[frob] = SandboxFrob(frob: frob, user: nil, perms: .none, created: call.now) }
+            return .nodes([.text("frob", frob)])
+        },
+        "flickr.auth.getToken": { engine, call in
+            let frob = call.string("frob") ?? ""
+            let token = try engine.store.update { (s: inout SandboxState) throws(APIFailure) -> SandboxToken in
+                guard let f = s.frobs[frob], let user = f.user else { throw APIFailure(108, "Invalid frob") }
+                s.frobs[frob] = nil
+                let t = SandboxToken(token: "72157" + SandboxIDs.digits(12) + "-" + SandboxIDs.hex(16), secret: "",
+                                     kind: .legacy, user: user, perms: f.perms, callback: nil, verifier: nil)
+                s.tokens[t.token] = t
+                return t
+            }
+            return .nodes([engine.authElement(token)])
+        },
+        "flickr.auth.checkToken": { engine, call in
+            let tokenString = call.string("auth_token") ?? ""
+            guard let token = engine.store.read({ $0.tokens[tokenString] }), token.kind == .legacy else {
+                throw APIFailure(98, "Invalid auth token")
+            }
+            return .nodes([engine.authElement(token)])
+        },
+    ]
+
+    /// `<auth><token/><perms/><user nsid username fullname/></auth>` of the legacy API.
+    func authElement(_ token: SandboxToken) -> XMLNode {
+        let user = store.read { s in token.user.flatMap { s.user(nsid: $0) } }
+        return XMLNode("auth", children: [
+            .text("token", token.token), .text("perms", token.perms.rawValue),
+            XMLNode("user", [("nsid", .string(user?.nsid ?? "")), ("username", .string(user?.username ?? "")),
+                             ("fullname", .string(user?.realname ?? ""))]),
+        ])
+    }
+}

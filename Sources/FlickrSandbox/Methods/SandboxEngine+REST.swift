@@ -1,0 +1,168 @@
+import FlickrProtocol
+import Foundation
+
+extension SandboxEngine {
+    /// Answers `/services/rest/`: authentication, catalog checks, then the method.
+    func handleREST(_ request: SandboxRequest) -> SandboxReply {
+        let params = request.parameters
+        let format = ResponseFormat(params)
+        if case .unknown(let name) = format {
+            return ResponseFormat.xml.render(APIFailure(111, "Format \"\(name)\" not found"))
+        }
+        let now = Self.now()
+        let caller: SandboxCaller
+        do { caller = try authenticate(request, now: now) } catch {
+            switch error {
+            case .oauth(let problem): return .oauth(problem)
+            case .api(let failure): return format.render(failure)
+            }
+        }
+        do {
+            let payload = try dispatch(request: request, params: params, caller: caller, now: now)
+            return format.render(payload)
+        } catch {
+            return format.render(error)
+        }
+    }
+
+    /// The catalog checks (method, verb, signature, permissions, required arguments), then the
+    /// handler or the documented example.
+    func dispatch(request: SandboxRequest, params: [String: String], caller: SandboxCaller,
+                  now: Int) throws(APIFailure) -> MethodPayload {
+        let name = params["method"] ?? ""
+        guard let method = MethodCatalog.shared.method(name), method.name == name else {
+            throw APIFailure(112, "Method \"\(name)\" not found")
+        }
+        if method.verb == "POST", request.verb != "POST" {
+            throw APIFailure(116, "The POST method is now required for all setters")
+        }
+        if method.perms > caller.perms {
+            throw APIFailure(99, "Insufficient permissions. Method requires \(method.perms.rawValue) privileges; \(caller.perms.rawValue) granted.")
+        }
+        if caller.scheme != .oauth, method.needsSigning, params["api_sig"] == nil {
+            throw APIFailure(97, "Missing signature")
+        }
+        for argument in method.requiredArguments where !Self.optionalInPractice.contains(method.name + " " + argument) {
+            if (params[argument] ?? "").isEmpty {
+                throw Self.missingArgument(method)
+            }
+        }
+        let call = MethodCall(method: method, request: request, params: params, caller: caller, now: now)
+        if let handler = Self.handlers[method.name] {
+            do { return try handler(self, call) } catch let failure as APIFailure { throw failure } catch {
+                logger.error("\(method.name) failed: \(error)")
+                throw APIFailure(106, "Write operation failed")
+            }
+        }
+        return try exampleAnswer(call)
+    }
+
+    /// Arguments the catalog marks required that Flickr does not insist on.
+    static let optionalInPractice: Set<String> = [
+        "flickr.photosets.getPhotos user_id",
+        "flickr.photosets.getInfo user_id",
+    ]
+
+    /// Flickr's answer to a missing required argument: the method's own "missing"/"required"
+    /// error when the catalog lists one, else `1 Required parameter missing`.
+    static func missingArgument(_ method: FlickrMethod) -> APIFailure {
+        if let e = method.errors.first(where: {
+            let m = $0.message.lowercased()
+            return m.contains("missing") || m.contains("required") || m.contains("not specified")
+        }) {
+            return APIFailure(e.code, e.message)
+        }
+        return APIFailure(1, "Required parameter missing")
+    }
+
+    /// Every method without its own handler: the documented example, or the empty success.
+    func exampleAnswer(_ call: MethodCall) throws(APIFailure) -> MethodPayload {
+        if let example = MethodCatalog.examples[call.method.name] {
+            return .example(method: call.method.name, xml: example)
+        }
+        return .empty
+    }
+}
+
+/// `format=rest` (XML), `format=json` (with `jsonFlickrApi(…)` or `nojsoncallback=1`).
+enum ResponseFormat: Sendable {
+    case xml
+    case json(callback: String?)
+    case unknown(String)
+
+    init(_ params: [String: String]) {
+        switch params["format"] ?? "rest" {
+        case "rest", "", "xml": self = .xml
+        case "json":
+            if params["nojsoncallback"] == "1" {
+                self = .json(callback: nil)
+            } else {
+                let name = params["jsoncallback"].flatMap { Self.safeCallback($0) } ?? "jsonFlickrApi"
+                self = .json(callback: name)
+            }
+        case let other: self = .unknown(other)
+        }
+    }
+
+    /// A callback name made of identifier characters only (it is echoed into the body).
+    static func safeCallback(_ name: String) -> String? {
+        guard !name.isEmpty, name.utf8.count <= 64,
+              name.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "." || $0 == "$" })
+        else { return nil }
+        return name
+    }
+
+    func render(_ payload: MethodPayload) -> SandboxReply {
+        switch self {
+        case .xml, .unknown:
+            switch payload {
+            case .nodes(let nodes):
+                return SandboxReply(status: 200, contentType: SandboxReply.xmlType,
+                                    body: FlickrEnvelope.ok(nodes.map(\.xml).joined(separator: "\n")))
+            case .example(_, let xml):
+                if xml.contains("<rsp") {
+                    let body = xml.hasPrefix("<?xml") ? xml : FlickrEnvelope.prolog + xml
+                    return SandboxReply(status: 200, contentType: SandboxReply.xmlType,
+                                        body: body.hasSuffix("\n") ? body : body + "\n")
+                }
+                return SandboxReply(status: 200, contentType: SandboxReply.xmlType, body: FlickrEnvelope.ok(xml))
+            }
+        case .json(let callback):
+            let nodes: [XMLNode]
+            switch payload {
+            case .nodes(let n): nodes = n
+            case .example(let method, _): nodes = ExampleCache.nodes(for: method)
+            }
+            return json(XMLNode.jsonDocument(payload: nodes), callback: callback)
+        }
+    }
+
+    func render(_ failure: APIFailure) -> SandboxReply {
+        switch self {
+        case .xml, .unknown:
+            return SandboxReply(status: 200, contentType: SandboxReply.xmlType,
+                                body: FlickrEnvelope.fail(code: failure.code, message: failure.message, extra: failure.extra))
+        case .json(let callback):
+            return json(XMLNode.jsonFailure(code: failure.code, message: failure.message, extra: failure.extra),
+                        callback: callback)
+        }
+    }
+
+    private func json(_ text: String, callback: String?) -> SandboxReply {
+        SandboxReply(status: 200, contentType: SandboxReply.jsonType,
+                     body: callback.map { $0 + "(" + text + ")" } ?? text)
+    }
+}
+
+/// The documented examples read into elements once, for their JSON form.
+enum ExampleCache {
+    static let parsed: [String: [XMLNode]] = {
+        var out: [String: [XMLNode]] = [:]
+        for (name, xml) in MethodCatalog.examples {
+            out[name] = (try? XMLNode.parseFragment(xml)) ?? []
+        }
+        return out
+    }()
+
+    static func nodes(for method: String) -> [XMLNode] { parsed[method] ?? [] }
+}

@@ -1,0 +1,125 @@
+import FlickrProtocol
+
+/// A JSON value in document order (Flickr's JSON keeps the XML order and puts `stat` last).
+indirect enum JSONValue: Sendable {
+    case string(String)
+    case number(Int)
+    case object([(String, JSONValue)])
+    case array([JSONValue])
+
+    func render(into out: inout String) {
+        switch self {
+        case .string(let s): out += Self.quote(s)
+        case .number(let n): out += String(n)
+        case .array(let items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                item.render(into: &out)
+            }
+            out += "]"
+        case .object(let members):
+            out += "{"
+            for (i, member) in members.enumerated() {
+                if i > 0 { out += "," }
+                out += Self.quote(member.0)
+                out += ":"
+                member.1.render(into: &out)
+            }
+            out += "}"
+        }
+    }
+
+    var rendered: String {
+        var out = ""
+        render(into: &out)
+        return out
+    }
+
+    /// A JSON string literal; `/` is escaped as Flickr does (`https:\/\/live.staticflickr.com…`).
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "/": out += "\\/"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where u.value < 0x20:
+                let h = String(u.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+}
+
+extension XMLNode {
+    /// Flickr's XML → JSON rules: attributes become members, text becomes `_content`, child
+    /// elements become members named after them; a child that repeats, that the node declares
+    /// as a list, or that the catalog's list rule knows as a list becomes an array.
+    func jsonValue() -> JSONValue {
+        var members: [(String, JSONValue)] = []
+        for (k, v) in attributes {
+            switch v {
+            case .string(let s): members.append((k, .string(s)))
+            case .number(let n): members.append((k, .number(n)))
+            }
+        }
+        var order: [String] = []
+        var groups: [String: [XMLNode]] = [:]
+        for child in children {
+            if groups[child.name] == nil { order.append(child.name) }
+            groups[child.name, default: []].append(child)
+        }
+        for childName in order {
+            let group = groups[childName]!
+            if group.count > 1 || listChildren.contains(childName)
+                || MethodCatalog.listRule.isList(parent: name, child: childName) {
+                members.append((childName, .array(group.map { $0.jsonValue() })))
+            } else {
+                members.append((childName, group[0].jsonValue()))
+            }
+        }
+        for listName in listChildren.sorted() where groups[listName] == nil {
+            members.append((listName, .array([])))
+        }
+        if children.isEmpty, groups.isEmpty, listChildren.isEmpty, let text {
+            members.append(("_content", .string(text)))
+        } else if let text, !text.isEmpty {
+            members.append(("_content", .string(text)))
+        } else if children.isEmpty, attributes.isEmpty, listChildren.isEmpty {
+            // `<title />` → {"_content":""}
+            members.append(("_content", .string("")))
+        }
+        return .object(members)
+    }
+
+    /// The whole answer as Flickr's JSON object: one member per payload element plus `stat`.
+    static func jsonDocument(payload: [XMLNode]) -> String {
+        var members: [(String, JSONValue)] = []
+        var order: [String] = []
+        var groups: [String: [XMLNode]] = [:]
+        for node in payload {
+            if groups[node.name] == nil { order.append(node.name) }
+            groups[node.name, default: []].append(node)
+        }
+        for name in order {
+            let group = groups[name]!
+            members.append((name, group.count > 1 ? .array(group.map { $0.jsonValue() }) : group[0].jsonValue()))
+        }
+        members.append(("stat", .string("ok")))
+        return JSONValue.object(members).rendered
+    }
+
+    /// `{"stat":"fail","code":N,"message":"…"}` (plus extra members such as `duplicate_photo_id`).
+    static func jsonFailure(code: Int, message: String, extra: [XMLNode] = []) -> String {
+        var members: [(String, JSONValue)] = [("stat", .string("fail")), ("code", .number(code)),
+                                              ("message", .string(message))]
+        for node in extra { members.append((node.name, node.jsonValue())) }
+        return JSONValue.object(members).rendered
+    }
+}

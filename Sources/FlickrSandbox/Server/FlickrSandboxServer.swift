@@ -1,0 +1,122 @@
+import FlickrProtocol
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+
+/// A running Flickr emulator on loopback.
+///
+/// ```swift
+/// let server = try await FlickrSandboxServer.start(SandboxConfiguration())
+/// print(server.url)               // http://127.0.0.1:PORT
+/// let creds = server.credentials  // app key/secret + the default user's write token
+/// try await server.stop()
+/// ```
+///
+/// Flickr's paths are served on one host: `/services/rest/`, `/services/upload/`,
+/// `/services/replace/`, `/services/oauth/{request_token,authorize,access_token}`,
+/// `/services/auth/` and `/static/…`.
+public final class FlickrSandboxServer: Sendable {
+    /// `http://HOST:PORT`.
+    public let url: String
+    /// The built-in application and the default user, holding a write token.
+    public let credentials: SandboxCredentials
+    let engine: SandboxEngine
+    private let task: Mutex<Task<Void, Error>?>
+    private let saver: Mutex<Task<Void, Never>?>
+    private let stopped = Atomic<Bool>(false)
+
+    private init(url: String, credentials: SandboxCredentials, engine: SandboxEngine, task: Task<Void, Error>,
+                 saver: Task<Void, Never>?) {
+        self.url = url
+        self.credentials = credentials
+        self.engine = engine
+        self.task = Mutex(task)
+        self.saver = Mutex(saver)
+    }
+
+    /// Starts a server and returns once it is listening.
+    public static func start(_ configuration: SandboxConfiguration) async throws -> FlickrSandboxServer {
+        var logger = Logger(label: "flickr-sandbox")
+        logger.logLevel = ProcessInfo.processInfo.environment["FLICKR_SANDBOX_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .error
+        guard (0...65_535).contains(configuration.port) else { throw SandboxError("port \(configuration.port) is out of range") }
+        if let rate = configuration.rateLimit, rate < 1 { throw SandboxError("the rate limit must be at least 1 call per second") }
+        let store = try SandboxStore.open(configuration)
+        let engine = SandboxEngine(store: store, controls: SandboxControls(configuration: configuration), logger: logger)
+        try? store.saveIfDirty()
+
+        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            responder: SandboxResponder(engine: engine),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port),
+                                 serverName: nil),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: logger)
+        let task = Task {
+            defer { portContinuation.finish() }
+            try await app.runService(gracefulShutdownSignals: [])
+        }
+        var port: Int?
+        for await p in portStream {
+            port = p
+            break
+        }
+        guard let port, port > 0 else {
+            task.cancel()
+            let reason: String
+            if case .failure(let error) = await task.result { reason = "\(error)" } else { reason = "no listening socket" }
+            throw SandboxError("cannot listen on \(configuration.host):\(configuration.port): \(reason)")
+        }
+        let saver: Task<Void, Never>? = store.stateFile == nil ? nil : Task.detached {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(200))
+                do { try store.saveIfDirty() } catch { logger.error("cannot save the state: \(error)") }
+            }
+        }
+        let user = store.read { $0.user(nsid: engine.defaultToken.user ?? "") }
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        let credentials = SandboxCredentials(
+            apiKey: engine.credentialsApp.apiKey, apiSecret: engine.credentialsApp.apiSecret,
+            oauthToken: engine.defaultToken.token, oauthTokenSecret: engine.defaultToken.secret,
+            userNSID: user?.nsid ?? "", username: user?.username ?? "")
+        return FlickrSandboxServer(url: "http://\(host):\(port)", credentials: credentials, engine: engine, task: task,
+                                   saver: saver)
+    }
+
+    /// Issues an access token (for tests: e.g. a read-only token, or another user's).
+    /// `username` nil means the default user; an NSID or path alias works too.
+    public func issueToken(username: String?, perms: FlickrPermission) async throws -> (token: String, secret: String) {
+        let token = try engine.issueToken(username: username, perms: perms)
+        return (token.token, token.secret)
+    }
+
+    /// Changes the injected failure rates.
+    public func setFaults(_ faults: FaultSpec) async { engine.controls.faults = faults }
+
+    /// Changes the delay added to every answer.
+    public func setLatency(milliseconds: Int) async { engine.controls.latencyMilliseconds = milliseconds }
+
+    /// Changes the rate limit (nil = unlimited).
+    public func setRateLimit(_ callsPerSecond: Int?) async { engine.controls.rateLimit = callsPerSecond }
+
+    /// Stops listening, closes connections, and writes the state (with `--state`).
+    public func stop() async throws {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        saver.withLock { $0 }?.cancel()
+        if let task = task.withLock({ $0 }) {
+            task.cancel()
+            _ = await task.result
+        }
+        try engine.store.save()
+        engine.store.removeTemporaryFiles()
+    }
+
+    deinit {
+        task.withLock { $0 }?.cancel()
+        saver.withLock { $0 }?.cancel()
+    }
+}

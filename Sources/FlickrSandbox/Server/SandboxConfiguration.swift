@@ -1,0 +1,57 @@
+/// How a sandbox server is started; each field mirrors a `flickr-sandbox` option.
+public struct SandboxConfiguration: Sendable {
+    /// Interface to bind; loopback by default (the sandbox is never meant to be reachable).
+    public var host: String = "127.0.0.1"
+    /// TCP port; 0 picks an ephemeral port (read it back from ``FlickrSandboxServer/url``).
+    public var port: Int = 0
+    /// `--data SEED.json`: a seed world in the format of `SEED-FORMAT.md`; nil = the demo world.
+    public var dataFile: String? = nil
+    /// `--state DIR`: where the state is persisted (atomically) and uploaded originals kept.
+    public var stateDirectory: String? = nil
+    /// `--faults`: injected failure probabilities for REST and upload requests.
+    public var faults: FaultSpec = .none
+    /// `--rate-limit N`: calls per second before answering 429 with `Retry-After`.
+    public var rateLimit: Int? = nil
+    /// `--latency MS`: delay added to every answer.
+    public var latencyMilliseconds: Int = 0
+
+    /// Memberwise, with the defaults above.
+    public init(host: String = "127.0.0.1", port: Int = 0, dataFile: String? = nil, stateDirectory: String? = nil,
+                faults: FaultSpec = .none, rateLimit: Int? = nil, latencyMilliseconds: Int = 0) {
+        self.host = host
+        self.port = port
+        self.dataFile = dataFile
+        self.stateDirectory = stateDirectory
+        self.faults = faults
+        self.rateLimit = rateLimit
+        self.latencyMilliseconds = latencyMilliseconds
+    }
+}
+
+/// The built-in application and the default user's write token: enough for a client to work
+/// without an OAuth dance.
+public struct SandboxCredentials: Sendable, Hashable {
+    public var apiKey: String
+    public var apiSecret: String
+    public var oauthToken: String
+    public var oauthTokenSecret: String
+    public var userNSID: String
+    public var username: String
+
+    public init(apiKey: String, apiSecret: String, oauthToken: String, oauthTokenSecret: String,
+                userNSID: String, username: String) {
+        self.apiKey = apiKey
+        self.apiSecret = apiSecret
+        self.oauthToken = oauthToken
+        self.oauthTokenSecret = oauthTokenSecret
+        self.userNSID = userNSID
+        self.username = username
+    }
+}
+
+/// Why the sandbox could not start or do what was asked.
+public struct SandboxError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,192 @@
+import FlickrProtocol
+import Foundation
+
+/// The `--data SEED.json` format (also documented in `SEED-FORMAT.md`).
+///
+/// ```json
+/// {
+///   "app": {"api_key": "32 hex", "api_secret": "16 hex"},            // optional; random if absent
+///   "default_user": "alice",                                          // username or NSID; default: first user
+///   "users": [{"nsid": "10000001@N01", "username": "alice", "realname": "Alice A.",
+///              "path_alias": "alice", "location": "Lisbon", "description": "", "ispro": true}],
+///   "photos": [{"id": "5000000001", "owner": "alice", "title": "Tram 28", "description": "",
+///               "tags": "lisbon tram \"old town\" camera:make=Fuji",       // tag string, or an array of raw tags
+///               "is_public": 1, "is_friend": 0, "is_family": 0, "safety_level": 1, "license": 0,
+///               "date_posted": 1556700000, "date_taken": "2019-05-01 10:00:00",
+///               "views": 0, "media": "photo", "width": 4032, "height": 3024, "original_format": "jpg",
+///               "secret": "10 hex", "original_secret": "10 hex"}],
+///   "photosets": [{"id": "72157600000000001", "owner": "alice", "title": "Lisbon", "description": "",
+///                  "photos": ["5000000001"], "primary": "5000000001"}],
+///   "favorites": [{"user": "bob", "photo": "5000000001", "date": 1556800000}],
+///   "tokens": [{"token": "72157…-16hex", "secret": "16 hex", "user": "alice", "perms": "write"}]
+/// }
+/// ```
+/// Only `users` is required (at least one). Users are referenced by username or NSID; photo ids
+/// are generated when absent; everything else has Flickr-like defaults.
+enum SeedFile {
+    struct App: Decodable { var api_key: String; var api_secret: String }
+    struct User: Decodable {
+        var nsid: String?
+        var username: String
+        var realname: String?
+        var path_alias: String?
+        var location: String?
+        var description: String?
+        var ispro: Bool?
+    }
+    enum Tags: Decodable {
+        case string(String)
+        case list([String])
+        init(from decoder: Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if let s = try? c.decode(String.self) { self = .string(s) } else { self = .list(try c.decode([String].self)) }
+        }
+        var raws: [String] {
+            switch self {
+            case .string(let s): return TagString.parse(s)
+            case .list(let l): return l.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !TagString.clean($0).isEmpty }
+            }
+        }
+    }
+    struct Photo: Decodable {
+        var id: String?
+        var owner: String
+        var title: String?
+        var description: String?
+        var tags: Tags?
+        var is_public: Int?
+        var is_friend: Int?
+        var is_family: Int?
+        var safety_level: Int?
+        var license: Int?
+        var date_posted: Int?
+        var date_taken: String?
+        var views: Int?
+        var media: String?
+        var width: Int?
+        var height: Int?
+        var original_format: String?
+        var secret: String?
+        var original_secret: String?
+    }
+    struct Photoset: Decodable {
+        var id: String?
+        var owner: String
+        var title: String
+        var description: String?
+        var photos: [String]
+        var primary: String?
+    }
+    struct Favorite: Decodable { var user: String; var photo: String; var date: Int? }
+    struct Token: Decodable { var token: String; var secret: String; var user: String; var perms: String }
+    struct File: Decodable {
+        var app: App?
+        var default_user: String?
+        var users: [User]
+        var photos: [Photo]?
+        var photosets: [Photoset]?
+        var favorites: [Favorite]?
+        var tokens: [Token]?
+    }
+
+    /// Reads and checks a seed file; errors name the offending entry.
+    static func load(path: String) throws -> SandboxState {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw SandboxError("--data: cannot read \(path): \(error.localizedDescription)")
+        }
+        let file: File
+        do { file = try JSONDecoder().decode(File.self, from: data) } catch {
+            throw SandboxError("--data: \(path) does not match the seed format (SEED-FORMAT.md): \(describe(error))")
+        }
+        return try build(file)
+    }
+
+    static func describe(_ error: Error) -> String {
+        switch error as? DecodingError {
+        case .keyNotFound(let key, let c)?:
+            return "missing \"\(key.stringValue)\" at \(c.codingPath.map(\.stringValue).joined(separator: "."))"
+        case .typeMismatch(_, let c)?, .valueNotFound(_, let c)?, .dataCorrupted(let c)?:
+            return "\(c.debugDescription) at \(c.codingPath.map(\.stringValue).joined(separator: "."))"
+        default:
+            return "\(error)"
+        }
+    }
+
+    static func build(_ file: File) throws -> SandboxState {
+        guard !file.users.isEmpty else { throw SandboxError("--data: \"users\" must list at least one user") }
+        var rng = SeededGenerator(seed: DemoWorld.seed)
+        let now = Int(Date().timeIntervalSince1970)
+        var state = SandboxState(
+            app: SandboxApp(apiKey: file.app?.api_key ?? SandboxIDs.hex(32), apiSecret: file.app?.api_secret ?? SandboxIDs.hex(16)),
+            defaultUser: "", users: [], photos: [:], photosets: [], favorites: [], tokens: [:], frobs: [:], tickets: [:],
+            tagNumbers: [:], nextPhotoID: 52_000_000_000, nextPhotosetID: 1, nextTagNumber: 1000, nextTicket: 1)
+        for (i, u) in file.users.enumerated() {
+            let nsid = u.nsid ?? "\(10_000_000 + i * 7)@N01"
+            guard !state.users.contains(where: { $0.nsid == nsid || $0.username.lowercased() == u.username.lowercased() }) else {
+                throw SandboxError("--data: users[\(i)] repeats an nsid or username")
+            }
+            state.users.append(SandboxUser(nsid: nsid, username: u.username, realname: u.realname ?? u.username,
+                                           pathAlias: u.path_alias, location: u.location ?? "", description: u.description ?? "",
+                                           isPro: u.ispro ?? false, internalID: 30_000_000 + i * 7919, dateJoined: now))
+        }
+        func userRef(_ ref: String, _ context: String) throws -> SandboxUser {
+            guard let u = state.resolveUser(ref) else { throw SandboxError("--data: \(context): unknown user \"\(ref)\"") }
+            return u
+        }
+        state.defaultUser = try file.default_user.map { try userRef($0, "default_user").nsid } ?? state.users[0].nsid
+        for (i, p) in (file.photos ?? []).enumerated() {
+            let owner = try userRef(p.owner, "photos[\(i)].owner")
+            let id = p.id ?? state.newPhotoID()
+            guard !id.isEmpty, id.allSatisfy(\.isNumber), state.photos[id] == nil else {
+                throw SandboxError("--data: photos[\(i)].id must be a new numeric id")
+            }
+            if let n = Int(id), n >= state.nextPhotoID { state.nextPhotoID = n + 1 }
+            let posted = p.date_posted ?? now - (file.photos!.count - i) * 3600
+            var photo = SandboxPhoto(
+                id: id, owner: owner.nsid, secret: p.secret ?? SandboxIDs.hex(10, using: &rng), server: "65535", farm: 66,
+                originalSecret: p.original_secret ?? SandboxIDs.hex(10, using: &rng), originalFormat: p.original_format ?? "jpg",
+                title: p.title ?? "", description: p.description ?? "", datePosted: posted,
+                dateTaken: p.date_taken ?? SandboxDates.format(posted), takenGranularity: 0, lastUpdate: posted,
+                isPublic: (p.is_public ?? 1) == 1, isFriend: p.is_friend == 1, isFamily: p.is_family == 1,
+                safetyLevel: p.safety_level ?? 1, license: p.license ?? 0, views: p.views ?? 0, media: p.media ?? "photo",
+                width: p.width ?? 4032, height: p.height ?? 3024, rotation: 0, contentType: 1, hidden: 1, permComment: 3,
+                permAddMeta: 2, tags: [], storedFile: nil, contentHash: nil, fileSize: nil)
+            let raws = p.tags?.raws ?? []
+            guard raws.count <= SandboxLimits.tagsPerPhoto else {
+                throw SandboxError("--data: photos[\(i)] has more than \(SandboxLimits.tagsPerPhoto) tags")
+            }
+            for raw in raws { photo.tags.append(state.makeTag(raw: raw, author: owner, photoID: id)) }
+            state.photos[id] = photo
+        }
+        for (i, s) in (file.photosets ?? []).enumerated() {
+            let owner = try userRef(s.owner, "photosets[\(i)].owner")
+            for pid in s.photos where state.photos[pid]?.owner != owner.nsid {
+                throw SandboxError("--data: photosets[\(i)]: photo \(pid) does not exist or is not \(owner.username)'s")
+            }
+            guard let primary = s.primary ?? s.photos.first, s.photos.contains(primary) else {
+                throw SandboxError("--data: photosets[\(i)] needs at least one photo and a primary among them")
+            }
+            let id = s.id ?? String(72_157_600_000_000_000 + state.nextPhotosetID)
+            state.nextPhotosetID += 1
+            let created = s.photos.compactMap { state.photos[$0]?.datePosted }.max() ?? now
+            state.photosets.append(SandboxPhotoset(id: id, owner: owner.nsid, title: s.title, description: s.description ?? "",
+                                                   primary: primary, photos: s.photos, secret: SandboxIDs.hex(10, using: &rng),
+                                                   dateCreate: created, dateUpdate: created, views: 0))
+        }
+        for (i, f) in (file.favorites ?? []).enumerated() {
+            let user = try userRef(f.user, "favorites[\(i)].user")
+            guard let photo = state.photos[f.photo] else { throw SandboxError("--data: favorites[\(i)]: no photo \(f.photo)") }
+            state.favorites.append(SandboxFavorite(user: user.nsid, photo: photo.id, date: f.date ?? now))
+        }
+        for (i, t) in (file.tokens ?? []).enumerated() {
+            let user = try userRef(t.user, "tokens[\(i)].user")
+            guard let perms = FlickrPermission(rawValue: t.perms), perms != .none else {
+                throw SandboxError("--data: tokens[\(i)].perms must be read, write or delete")
+            }
+            state.tokens[t.token] = SandboxToken(token: t.token, secret: t.secret, kind: .access, user: user.nsid, perms: perms,
+                                                 callback: nil, verifier: nil)
+        }
+        return state
+    }
+}

@@ -1,0 +1,254 @@
+import Crypto
+import FlickrProtocol
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// An upload body after streaming: its form fields and the `photo` part on disk.
+struct ReceivedUpload: Sendable {
+    var fields: [(String, String)] = []
+    var file: URL?
+    var filename: String?
+    var size = 0
+    var sha256 = ""
+    /// The first bytes of the photo (type and size detection).
+    var head: [UInt8] = []
+}
+
+extension SandboxEngine {
+    /// Limits for the non-file fields of an upload form.
+    static let maxFieldBytes = 1 << 20
+    static let maxFieldsTotal = 8 << 20
+
+    /// Streams a multipart upload body: fields to memory (bounded), the `photo` part to a temp
+    /// file in the originals directory, hashing as it goes. Memory stays constant whatever the size.
+    func receiveUpload<Body: AsyncSequence>(contentType: String, body: Body) async throws -> ReceivedUpload
+    where Body.Element == ByteBuffer {
+        guard let boundary = MultipartStreamParser.boundary(fromContentType: contentType) else {
+            // Not multipart: a urlencoded form (no photo), or nothing useful.
+            var collected: [UInt8] = []
+            for try await chunk in body {
+                collected += chunk.readableBytesView
+                if collected.count > Self.maxFieldsTotal { throw MultipartError(message: "form body too large") }
+            }
+            var r = ReceivedUpload()
+            if contentType.lowercased().hasPrefix("application/x-www-form-urlencoded") {
+                r.fields = FormEncoding.parse(String(decoding: collected, as: UTF8.self))
+            }
+            return r
+        }
+        var parser = MultipartStreamParser(boundary: boundary)
+        let sink = UploadSink(directory: store.originalsDirectory)
+        var result = ReceivedUpload()
+        var currentName: String?
+        var isPhoto = false
+        var fieldBytes: [UInt8] = []
+        var fieldsTotal = 0
+        var hasher = SHA256()
+        var photoSeen = false
+        do {
+            for try await chunk in body {
+                try chunk.withUnsafeReadableBytes { raw in
+                    try parser.feed(raw) { event in
+                        switch event {
+                        case .begin(let head):
+                            currentName = head.name
+                            isPhoto = head.name == "photo" && !photoSeen
+                            if isPhoto {
+                                photoSeen = true
+                                result.filename = head.filename
+                                try sink.open()
+                            }
+                            fieldBytes = []
+                        case .data(let bytes):
+                            if isPhoto {
+                                hasher.update(bufferPointer: bytes)
+                                if result.head.count < 65_536 {
+                                    result.head += bytes.prefix(65_536 - result.head.count)
+                                }
+                                result.size += bytes.count
+                                try sink.append(bytes)
+                            } else {
+                                fieldsTotal += bytes.count
+                                guard fieldBytes.count + bytes.count <= Self.maxFieldBytes, fieldsTotal <= Self.maxFieldsTotal else {
+                                    throw MultipartError(message: "form field \(currentName ?? "") too large")
+                                }
+                                fieldBytes += bytes
+                            }
+                        case .end:
+                            if !isPhoto, let name = currentName {
+                                result.fields.append((name, String(decoding: fieldBytes, as: UTF8.self)))
+                            }
+                            currentName = nil
+                            isPhoto = false
+                        }
+                    }
+                }
+                if sink.pendingBytes >= UploadSink.flushThreshold { try await sink.flush() }
+            }
+            try parser.finish()
+            try await sink.flush()
+            try sink.close()
+        } catch {
+            sink.discard()
+            throw error
+        }
+        if photoSeen {
+            result.file = sink.url
+            result.sha256 = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        }
+        return result
+    }
+
+    /// Answers `/services/upload/` and `/services/replace/` once the body is on disk.
+    func completeUpload(_ request: SandboxRequest, upload: ReceivedUpload, replace: Bool) -> SandboxReply {
+        var keepFile = false
+        defer { if !keepFile, let file = upload.file { try? FileManager.default.removeItem(at: file) } }
+        let fail = { (f: APIFailure) in ResponseFormat.xml.render(f) }
+        let now = Self.now()
+        let caller: SandboxCaller
+        do { caller = try authenticate(request, now: now) } catch {
+            switch error {
+            case .oauth(let problem): return .oauth(problem)
+            case .api(let failure): return fail(failure)
+            }
+        }
+        guard caller.perms >= .write, let user = caller.user else {
+            return fail(APIFailure(99, "Insufficient permissions. Method requires write privileges; \(caller.perms.rawValue) granted."))
+        }
+        guard let file = upload.file else { return fail(APIFailure(2, "No photo specified")) }
+        guard upload.size > 0 else { return fail(APIFailure(4, "Filesize was zero")) }
+        guard let probe = ImageProbe.probe(upload.head) else { return fail(APIFailure(5, "Filetype was not recognised")) }
+        let params = request.parameters
+        let isAsync = params["async"] == "1"
+        let originalSecret = SandboxIDs.hex(10)
+        let outcome: Result<(SandboxPhoto, String?), APIFailure> = store.update { s in
+            if !replace, let dedup = params["dedup_check"], dedup == "1" || dedup == "2",
+               let dup = s.photos.values.first(where: { $0.owner == user && $0.contentHash == upload.sha256 }) {
+                return .failure(APIFailure(9, "Duplicate photo/video detected", extra: [.text("duplicate_photo_id", dup.id)]))
+            }
+            var photo: SandboxPhoto
+            if replace {
+                guard let id = params["photo_id"], let existing = s.photos[id], existing.owner == user else {
+                    return .failure(APIFailure(1, "Photo not found"))
+                }
+                photo = existing
+                photo.secret = SandboxIDs.hex(10)
+                photo.lastUpdate = now
+            } else {
+                let id = s.newPhotoID()
+                let title = params["title"] ?? upload.filename.map { ($0 as NSString).deletingPathExtension } ?? ""
+                photo = SandboxPhoto(
+                    id: id, owner: user, secret: SandboxIDs.hex(10), server: "65535", farm: 66, originalSecret: "",
+                    originalFormat: "", title: title, description: params["description"] ?? "", datePosted: now,
+                    dateTaken: SandboxDates.format(now), takenGranularity: 0, lastUpdate: now,
+                    isPublic: params["is_public"].map { $0 == "1" } ?? true,
+                    isFriend: params["is_friend"] == "1", isFamily: params["is_family"] == "1",
+                    safetyLevel: Int(params["safety_level"] ?? "").flatMap { (1...3).contains($0) ? $0 : nil } ?? 1,
+                    license: 0, views: 0, media: probe.media, width: 0, height: 0, rotation: 0,
+                    contentType: Int(params["content_type"] ?? "").flatMap { (1...3).contains($0) ? $0 : nil } ?? 1,
+                    hidden: params["hidden"] == "2" ? 2 : 1, permComment: 3, permAddMeta: 2, tags: [],
+                    storedFile: nil, contentHash: nil, fileSize: nil)
+                if let author = s.user(nsid: user) {
+                    for raw in TagString.parse(params["tags"] ?? "").prefix(SandboxLimits.tagsPerPhoto) {
+                        photo.tags.append(s.makeTag(raw: raw, author: author, photoID: id))
+                    }
+                }
+            }
+            let previousFile = photo.storedFile
+            photo.originalSecret = originalSecret
+            photo.originalFormat = probe.format
+            photo.media = probe.media
+            photo.width = probe.width.flatMap { $0 > 0 ? $0 : nil } ?? 1024
+            photo.height = probe.height.flatMap { $0 > 0 ? $0 : nil } ?? 768
+            photo.contentHash = upload.sha256
+            photo.fileSize = upload.size
+            photo.storedFile = "\(photo.id)_\(originalSecret)_o.\(probe.format)"
+            s.photos[photo.id] = photo
+            return .success((photo, previousFile))
+        }
+        let photo: SandboxPhoto
+        switch outcome {
+        case .failure(let failure): return fail(failure)
+        case .success(let (p, previous)):
+            photo = p
+            if let previous, previous != p.storedFile { try? FileManager.default.removeItem(at: store.originalURL(previous)) }
+        }
+        if rename(file.path, store.originalURL(photo.storedFile!).path) == 0 {
+            keepFile = true
+        } else {
+            logger.warning("cannot keep the uploaded original", metadata: ["photo": "\(photo.id)"])
+        }
+        if isAsync {
+            let ticket = store.write { s -> SandboxTicket in
+                let t = SandboxTicket(id: "\(s.nextTicket)-\(SandboxIDs.digits(5))", photoID: photo.id, complete: 1, owner: user)
+                s.nextTicket += 1
+                s.tickets[t.id] = t
+                return t
+            }
+            return ResponseFormat.xml.render(.nodes([.text("ticketid", ticket.id)]))
+        }
+        return ResponseFormat.xml.render(.nodes([
+            XMLNode("photoid", [("secret", .string(photo.secret)), ("originalsecret", .string(photo.originalSecret))],
+                    text: photo.id),
+        ]))
+    }
+}
+
+/// Writes an upload's photo part to a temp file, batching writes and doing them on NIO's
+/// blocking-I/O thread pool so request handling never waits on the disk.
+final class UploadSink: @unchecked Sendable {
+    static let flushThreshold = 1 << 20
+    let url: URL
+    private var fd: Int32 = -1
+    private var pending: [UInt8] = []
+
+    var pendingBytes: Int { pending.count }
+
+    init(directory: URL) {
+        url = directory.appendingPathComponent(".upload-\(SandboxIDs.hex(16))")
+    }
+
+    func open() throws {
+        guard fd < 0 else { return }
+        fd = Foundation.open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw SandboxError("cannot create \(url.path): \(String(cString: strerror(errno)))") }
+        pending.reserveCapacity(Self.flushThreshold + 65_536)
+    }
+
+    func append(_ bytes: UnsafeRawBufferPointer) throws {
+        pending.append(contentsOf: bytes)
+    }
+
+    func flush() async throws {
+        guard fd >= 0, !pending.isEmpty else { return }
+        let data = pending
+        pending.removeAll(keepingCapacity: true)
+        let fd = self.fd
+        try await NIOThreadPool.singleton.runIfActive {
+            try data.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        throw SandboxError("write failed: \(String(cString: strerror(errno)))")
+                    }
+                    offset += n
+                }
+            }
+        }
+    }
+
+    func close() throws {
+        if fd >= 0 {
+            Foundation.close(fd)
+            fd = -1
+        }
+    }
+
+    func discard() {
+        try? close()
+        try? FileManager.default.removeItem(at: url)
+    }
+}
