@@ -106,6 +106,8 @@ let package = Package(
                 "FlickrSandbox", "FlickrTestSupport",
                 // A plain HTTP client for talking to the sandbox over loopback (not the FlickrAPI client).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(

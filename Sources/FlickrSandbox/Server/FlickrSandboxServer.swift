@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 
 /// A running Flickr emulator on loopback.
@@ -24,11 +25,13 @@ public final class FlickrSandboxServer: Sendable {
     public let credentials: SandboxCredentials
     let engine: SandboxEngine
     private let task: Mutex<Task<Void, Error>?>
+    private let group: ServiceGroup
     private let saver: Mutex<Task<Void, Never>?>
     private let stopped = Atomic<Bool>(false)
 
     private init(url: String, credentials: SandboxCredentials, engine: SandboxEngine, task: Task<Void, Error>,
-                 saver: Task<Void, Never>?) {
+                 group: ServiceGroup, saver: Task<Void, Never>?) {
+        self.group = group
         self.url = url
         self.credentials = credentials
         self.engine = engine
@@ -56,9 +59,10 @@ public final class FlickrSandboxServer: Sendable {
                 portContinuation.finish()
             },
             logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         let task = Task {
             defer { portContinuation.finish() }
-            try await app.runService(gracefulShutdownSignals: [])
+            try await group.run()
         }
         var port: Int?
         for await p in portStream {
@@ -84,7 +88,7 @@ public final class FlickrSandboxServer: Sendable {
             oauthToken: engine.defaultToken.token, oauthTokenSecret: engine.defaultToken.secret,
             userNSID: user?.nsid ?? "", username: user?.username ?? "")
         return FlickrSandboxServer(url: "http://\(host):\(port)", credentials: credentials, engine: engine, task: task,
-                                   saver: saver)
+                                   group: group, saver: saver)
     }
 
     /// Issues an access token (for tests: e.g. a read-only token, or another user's).
@@ -108,8 +112,14 @@ public final class FlickrSandboxServer: Sendable {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         saver.withLock { $0 }?.cancel()
         if let task = task.withLock({ $0 }) {
-            task.cancel()
+            // Graceful first (idle keep-alive connections are closed), then cancellation as a backstop.
+            await group.triggerGracefulShutdown()
+            let backstop = Task {
+                try await Task.sleep(for: .seconds(2))
+                task.cancel()
+            }
             _ = await task.result
+            backstop.cancel()
         }
         try engine.store.save()
         engine.store.removeTemporaryFiles()
