@@ -51,7 +51,7 @@ struct SandboxHarness {
         var request = HTTPClientRequest(url: url)
         request.method = .GET
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
-        let body = try await response.body.collect(upTo: 1 << 20)
+        let body = try await response.body.collect(upTo: 64 << 20)
         return (Int(response.status.code), String(buffer: body), response.headers.first(name: "location"))
     }
 }

@@ -21,11 +21,12 @@ public final class FlickrClient: Sendable {
     /// Where request/response traces go (level `.trace`; secrets are redacted before logging).
     public let logger: Logger
 
-    /// Creates a client. `httpClient` defaults to AsyncHTTPClient's shared client.
-    public init(context: FlickrContext, httpClient: HTTPClient = .shared,
+    /// Creates a client. `httpClient` defaults to one process-wide AsyncHTTPClient (keep-alive
+    /// pool shared by every FlickrClient).
+    public init(context: FlickrContext, httpClient: HTTPClient? = nil,
                 logger: Logger = Logger(label: "flickr")) {
         state = Mutex(context)
-        transport = HTTPTransport(client: httpClient)
+        transport = HTTPTransport(client: httpClient ?? HTTPTransport.sharedClient)
         limiter = RateLimiter(policy: context.ratePolicy)
         self.logger = logger
     }

@@ -87,7 +87,8 @@ public struct FlickrError: Error, Sendable, Hashable, CustomStringConvertible {
     public var isTransient: Bool {
         switch kind {
         case .network, .timeout: return true
-        case .http: return httpStatus.map { $0 == 429 || $0 >= 500 } ?? false
+        // 429, 5xx, and an HTML page where an answer should be (Flickr's outage pages come as 200).
+        case .http: return httpStatus.map { $0 == 429 || $0 >= 500 || $0 < 300 } ?? false
         case .parse: return true  // truncated bodies: the connection broke mid-answer
         case .api: return code.map(FlickrErrorCode.isTransient) ?? false
         case .oauth, .usage, .cancelled: return false

@@ -34,9 +34,21 @@ struct HTTPTransport: Sendable {
     /// Largest response body accepted (Flickr answers are far smaller).
     var maxBodyBytes = 256 * 1024 * 1024
 
-    init(client: HTTPClient = .shared) {
+    init(client: HTTPClient = HTTPTransport.sharedClient) {
         self.client = client
     }
+
+    /// The process-wide client every ``FlickrClient`` shares unless given its own: keep-alive
+    /// pool, redirects followed, and a refused connection reported at once (the retry policy, not
+    /// the pool, decides whether to try again). Never shut down, like `HTTPClient.shared`.
+    static let sharedClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .follow(max: 10, allowCycles: false),
+            timeout: .init(connect: .seconds(15)),
+            connectionPool: .init(idleTimeout: .seconds(60)))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
 
     func send(_ spec: HTTPRequestSpec, method flickrMethod: String?) async throws(FlickrError) -> HTTPResult {
         var request = HTTPClientRequest(url: spec.url)
