@@ -84,6 +84,15 @@ import FlickrProtocol
         #expect(d.contains("key123"))
     }
 
+    @Test func rateLimitDefaultsOffOnlyForLoopback() {
+        #expect(FlickrContext(apiKey: "k", sharedSecret: "s").ratePolicy == .default)
+        #expect(FlickrContext(apiKey: "k", sharedSecret: "s", endpoints: Endpoints(baseURL: "http://127.0.0.1:8080")).ratePolicy == .unlimited)
+        #expect(FlickrContext(apiKey: "k", sharedSecret: "s", endpoints: Endpoints(baseURL: "http://localhost")).ratePolicy == .unlimited)
+        #expect(FlickrContext(apiKey: "k", sharedSecret: "s", endpoints: Endpoints(baseURL: "http://[::1]:9")).ratePolicy == .unlimited)
+        #expect(FlickrContext(apiKey: "k", sharedSecret: "s", endpoints: Endpoints(baseURL: "http://127.example.com")).ratePolicy == .default)
+        #expect(MethodCatalog.shared.example(for: "photos.getInfo")?.contains("<photo") == true)
+    }
+
     @Test func endpointsFromOneBase() {
         let e = Endpoints(baseURL: "http://127.0.0.1:8080/")
         #expect(e.rest == "http://127.0.0.1:8080/services/rest/")

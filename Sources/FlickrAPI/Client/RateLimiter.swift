@@ -29,7 +29,12 @@ actor RateLimiter {
         if tokens >= 0 { return }
         // Reserve the token now (tokens may go negative), then sleep until it would exist.
         let wait = -tokens / rate
-        try await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
+        do {
+            try await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
+        } catch {
+            tokens += 1  // a cancelled caller gives its reservation back
+            throw error
+        }
     }
 
     private func refill(rate: Double) {

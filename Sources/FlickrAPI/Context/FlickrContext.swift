@@ -27,6 +27,8 @@ public struct FlickrContext: Sendable, Hashable, CustomStringConvertible {
     /// Seconds for an upload or replace; Flickr may think for a long time after the last byte.
     public var uploadTimeout: Double
     public var retryPolicy: RetryPolicy
+    /// Client-side rate limit; by default 1 call/s with a burst, none for a loopback endpoint
+    /// (the sandbox).
     public var ratePolicy: RatePolicy
     /// Where OAuth parameters go (query/body, or the Authorization header).
     public var signaturePlacement: SignaturePlacement
@@ -35,7 +37,7 @@ public struct FlickrContext: Sendable, Hashable, CustomStringConvertible {
                 oauthTokenSecret: String? = nil, authToken: String? = nil,
                 endpoints: Endpoints = .flickr, format: Format = .xml,
                 requestTimeout: Double = 30, uploadTimeout: Double = 600,
-                retryPolicy: RetryPolicy = .default, ratePolicy: RatePolicy = .default,
+                retryPolicy: RetryPolicy = .default, ratePolicy: RatePolicy? = nil,
                 signaturePlacement: SignaturePlacement = .parameters) {
         self.signaturePlacement = signaturePlacement
         self.apiKey = apiKey
@@ -48,7 +50,7 @@ public struct FlickrContext: Sendable, Hashable, CustomStringConvertible {
         self.requestTimeout = requestTimeout
         self.uploadTimeout = uploadTimeout
         self.retryPolicy = retryPolicy
-        self.ratePolicy = ratePolicy
+        self.ratePolicy = ratePolicy ?? RatePolicy.default(for: endpoints)
     }
 
     /// True when calls are signed with an OAuth access token.

@@ -59,4 +59,19 @@ public struct RatePolicy: Sendable, Hashable {
     /// Flickr's guidance is 3,600 calls an hour per key: 1 call/s with a small burst.
     public static let `default` = RatePolicy(callsPerSecond: 1, burst: 5)
     public static let unlimited = RatePolicy(callsPerSecond: nil)
+
+    /// ``default`` for Flickr, ``unlimited`` for an endpoint on loopback (the sandbox).
+    public static func `default`(for endpoints: Endpoints) -> RatePolicy {
+        isLoopback(endpoints.rest) ? .unlimited : .default
+    }
+
+    static func isLoopback(_ url: String) -> Bool {
+        guard let start = url.range(of: "://")?.upperBound else { return false }
+        let authority = url[start...].prefix { $0 != "/" }
+        let host = authority.hasPrefix("[") ? String(authority.prefix { $0 != "]" }.dropFirst())
+                                            : String(authority.prefix { $0 != ":" })
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        let ipv4Loopback = octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+        return host == "localhost" || ipv4Loopback || host == "::1"
+    }
 }

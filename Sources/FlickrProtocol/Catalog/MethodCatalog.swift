@@ -97,6 +97,11 @@ public struct MethodCatalog: Sendable {
     /// All method names, sorted.
     public var names: [String] { methods.map(\.name) }
 
+    /// Flickr's documented example response of a method (inner XML), if it has one.
+    public func example(for name: String) -> String? {
+        method(name).flatMap { Self.examples[$0.name] }
+    }
+
     /// Flickr's documented example payloads (inner XML, no `<rsp>`), by method name.
     public static let examples: [String: String] = {
         guard let url = Bundle.module.url(forResource: "examples", withExtension: "json"),

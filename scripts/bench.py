@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Orchestrates scripts/bench: each measurement runs in its own process so that peak RSS
+belongs to one task. Prints a table of figures and ratios against the issue's goals."""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PY = [sys.executable, os.path.join(HERE, "bench_python.py")]
+
+
+def run_json(cmd):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=1800).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def peak_rss_kb(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            m = re.search(r"VmHWM:\s+(\d+)", f.read())
+            return int(m.group(1)) if m else -1
+    except OSError:
+        return -1
+
+
+class Sandbox:
+    def __init__(self, binary, state):
+        self.proc = subprocess.Popen([binary, "--port", "0", "--state", state],
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.info = {}
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("flickr-sandbox exited before 'ready'")
+            line = line.strip()
+            if line == "ready":
+                break
+            if "=" in line:
+                k, v = line.split("=", 1)
+                self.info[k] = v
+        else:
+            raise RuntimeError("flickr-sandbox did not become ready")
+
+    def creds(self):
+        i = self.info
+        return [i["url"], i["api_key"], i["api_secret"], i["oauth_token"], i["oauth_token_secret"]]
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--upload-gib", type=float, default=2.0)
+    ap.add_argument("--calls", type=int, default=500)
+    ap.add_argument("--runs", type=int, default=9)
+    args = ap.parse_args()
+    bench = os.path.join(args.bin, "flickr-bench")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="flickr-bench-") as tmp:
+        # 1. XML mapping of a ~1 MB photo list vs xml.etree + dicts.
+        xml = os.path.join(tmp, "photos.xml")
+        subprocess.run(PY + ["gen", xml], check=True)
+        swift = run_json([bench, "xml", xml, str(args.runs)])
+        py = run_json(PY + ["xml", xml, str(args.runs)])
+        ratio = py["best_ms"] / swift["best_ms"]
+        rows.append(("XML → tree, 1.1 MB, 3000 photos (best of %d)" % args.runs,
+                     "Swift %.1f ms vs Python ET+dict %.1f ms" % (swift["best_ms"], py["best_ms"]),
+                     "%.2f× (goal ≥ 3×)" % ratio, ratio >= 3))
+
+        sandbox = Sandbox(os.path.join(args.bin, "flickr-sandbox"), os.path.join(tmp, "state"))
+        try:
+            # 2. Streamed upload of a large file.
+            big = os.path.join(tmp, "big.bin")
+            size = int(args.upload_gib * (1 << 30))
+            with open(big, "wb") as f:
+                chunk = os.urandom(1 << 20)
+                for _ in range(size >> 20):
+                    f.write(chunk)
+            up = run_json([bench, "upload"] + sandbox.creds() + [big])
+            gibps = up["bytes"] / up["seconds"] / (1 << 30)
+            rss_mib = up["peak_rss_kb"] / 1024
+            rows.append(("upload %.1f GiB to the sandbox" % args.upload_gib,
+                         "%.2f s, %.2f GiB/s; client peak RSS %.1f MiB; sandbox peak RSS %.1f MiB"
+                         % (up["seconds"], gibps, rss_mib, peak_rss_kb(sandbox.proc.pid) / 1024),
+                         "goal ≥ 1 GiB/s and ≤ 64 MiB", gibps >= 1 and rss_mib <= 64))
+            os.remove(big)
+
+            # 3. Sequential calls per second vs python-flickrapi 2.4, same sandbox.
+            sw = run_json([bench, "calls"] + sandbox.creds() + [str(args.calls)])
+            pf = run_json(PY + ["calls"] + sandbox.creds() + [str(args.calls)])
+            ratio = sw["per_second"] / pf["per_second"]
+            rows.append(("sequential signed calls (flickr.test.echo ×%d)" % args.calls,
+                         "Swift %.0f/s vs python-flickrapi %.0f/s" % (sw["per_second"], pf["per_second"]),
+                         "%.2f× (goal ≥ 3×)" % ratio, ratio >= 3))
+        finally:
+            sandbox.stop()
+
+    width = max(len(r[0]) for r in rows)
+    for name, figures, verdict, ok in rows:
+        print(f"{name:<{width}}  {figures}  →  {verdict}  {'MET' if ok else 'NOT MET'}")
+
+
+if __name__ == "__main__":
+    main()
