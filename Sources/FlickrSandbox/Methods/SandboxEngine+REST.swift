@@ -120,12 +120,8 @@ enum ResponseFormat: Sendable {
                 return SandboxReply(status: 200, contentType: SandboxReply.xmlType,
                                     body: FlickrEnvelope.ok(nodes.map(\.xml).joined(separator: "\n")))
             case .example(_, let xml):
-                if xml.contains("<rsp") {
-                    let body = xml.hasPrefix("<?xml") ? xml : FlickrEnvelope.prolog + xml
-                    return SandboxReply(status: 200, contentType: SandboxReply.xmlType,
-                                        body: body.hasSuffix("\n") ? body : body + "\n")
-                }
-                return SandboxReply(status: 200, contentType: SandboxReply.xmlType, body: FlickrEnvelope.ok(xml))
+                return SandboxReply(status: 200, contentType: SandboxReply.xmlType,
+                                    body: FlickrEnvelope.ok(ExampleCache.innerPayload(xml)))
             }
         case .json(let callback):
             let nodes: [XMLNode]
@@ -165,4 +161,17 @@ enum ExampleCache {
     }()
 
     static func nodes(for method: String) -> [XMLNode] { parsed[method] ?? [] }
+
+    /// The payload of an example: a few doc examples carry the XML declaration and the `<rsp>`
+    /// envelope themselves (some with `stat='ok'`); those are unwrapped so that every answer
+    /// has the same envelope.
+    static func innerPayload(_ xml: String) -> String {
+        guard let open = xml.range(of: "<rsp") else { return xml }
+        guard let openEnd = xml[open.upperBound...].firstIndex(of: ">") else { return xml }
+        var inner = xml[xml.index(after: openEnd)...]
+        if let close = inner.range(of: "</rsp>", options: .backwards) { inner = inner[..<close.lowerBound] }
+        while let f = inner.first, f == "\n" || f == "\r" { inner = inner.dropFirst() }
+        while let l = inner.last, l.isWhitespace { inner = inner.dropLast() }
+        return String(inner)
+    }
 }

@@ -1,0 +1,104 @@
+import FlickrProtocol
+import FlickrSandbox
+import Foundation
+import Testing
+
+@Suite("Every catalog method answers", .timeLimit(.minutes(1)))
+struct CatalogCoverageTests {
+    /// Plausible values for required arguments, pointing at real objects where that matters.
+    static func value(for argument: String, server: FlickrSandboxServer, photo: String, set: String) -> String {
+        switch argument {
+        case "photo_id", "primary_photo_id": return photo
+        case "photo_ids": return photo
+        case "user_id": return server.credentials.userNSID
+        case "photoset_id": return set
+        case "tags": return "alpha \"beta gamma\""
+        case "url": return server.url + "/photos/bees/"
+        case "method_name": return "flickr.test.echo"
+        case "username": return server.credentials.username
+        case "tickets": return "1"
+        case "title", "description", "comment_text", "message", "note_text", "subject", "text": return "Hello"
+        case "date": return "2020-01-01"
+        case "lat": return "51.5"
+        case "lon": return "-0.12"
+        case "is_public", "is_friend", "is_family": return "1"
+        default: return "1"
+        }
+    }
+
+    @Test("No method answers 112, none crashes, XML and JSON both parse; methods without state answer their example")
+    func everyMethod() async throws {
+        try await withSandbox { server in
+            let deleteToken = try await server.issueToken(username: nil, perms: .delete)
+            let client = SandboxClient(server, token: deleteToken.token, tokenSecret: deleteToken.secret)
+            let search = try await client.ok("flickr.photos.search", [("user_id", "me"), ("per_page", "2")])
+            let photo = try #require(XMLProbe.attributes("id", of: "photo", in: search).last)
+            let sets = try await client.ok("flickr.photosets.getList", [])
+            let set = try #require(XMLProbe.attributes("id", of: "photoset", in: sets).first)
+            var answered = 0
+            for method in MethodCatalog.shared.methods {
+                // OAuth carries oauth_token itself; the legacy auth methods get dummy tokens and
+                // answer 98/108, which is right for them.
+                let args = method.requiredArguments.filter { !$0.hasPrefix("oauth_") }.map { ($0, Self.value(for: $0, server: server, photo: photo, set: set)) }
+                let xml = try await client.call(method.name, args)
+                #expect(xml.status == 200, "\(method.name): HTTP \(xml.status)")
+                #expect(xml.header("Content-Type") == "text/xml; charset=utf-8")
+                #expect(xml.body.hasPrefix("<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat="), "\(method.name): \(xml.body.prefix(80))")
+                #expect(XMLProbe.errorCode(xml.body) != 112, "\(method.name) answered 112")
+                if !method.name.hasPrefix("flickr.auth.") {
+                    #expect(XMLProbe.errorCode(xml.body).map { $0 < 95 } ?? true, "\(method.name): \(xml.body)")
+                }
+                if MethodCatalog.examples[method.name] != nil, !Self.stateful.contains(method.name) {
+                    #expect(xml.body.contains("<rsp stat=\"ok\">"), "\(method.name): \(xml.body)")
+                }
+                let json = try await client.call(method.name, args, json: true)
+                let object = try? JSONSerialization.jsonObject(with: Data(json.bytes)) as? [String: Any]
+                #expect(object?["stat"] != nil, "\(method.name): JSON \(json.body.prefix(200))")
+                #expect((object?["code"] as? Int) != 112)
+                if let example = MethodCatalog.examples[method.name], example.contains("<"), !Self.stateful.contains(method.name) {
+                    // The example's elements made it into the JSON (the example reader understood it).
+                    #expect((object?.count ?? 0) >= 2, "\(method.name): JSON \(json.body.prefix(200))")
+                }
+                answered += 1
+            }
+            #expect(answered == MethodCatalog.shared.methods.count)
+            #expect(answered >= 220)
+        }
+    }
+
+    /// Methods whose answers come from the state (they may legitimately fail with a method error).
+    static let stateful: Set<String> = [
+        "flickr.auth.oauth.getAccessToken", "flickr.auth.getToken", "flickr.auth.checkToken", "flickr.auth.oauth.checkToken",
+        "flickr.photos.delete", "flickr.photosets.create", "flickr.photosets.addPhoto", "flickr.photosets.removePhoto",
+        "flickr.photosets.delete", "flickr.photosets.editMeta", "flickr.photosets.getInfo", "flickr.photosets.getPhotos",
+        "flickr.favorites.add", "flickr.favorites.remove", "flickr.photos.getInfo", "flickr.photos.getSizes",
+        "flickr.tags.getListPhoto", "flickr.photos.removeTag", "flickr.photos.getPerms", "flickr.photos.setPerms",
+        "flickr.photos.setMeta", "flickr.photos.addTags", "flickr.photos.setTags", "flickr.urls.lookupUser",
+    ]
+
+    @Test("Unknown methods answer 112 in XML and JSON, as Flickr words it")
+    func unknownMethod() async throws {
+        try await withSandbox { server in
+            let client = SandboxClient.writer(server)
+            let xml = try await client.call("flickr.photos.doesNotExist", [], verb: "GET")
+            #expect(xml.body == "<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"fail\">\n\t<err code=\"112\" msg=\"Method &quot;flickr.photos.doesNotExist&quot; not found\" />\n</rsp>\n")
+            let json = try await client.call("flickr.photos.doesNotExist", [], verb: "GET", json: true)
+            #expect(json.body == #"{"stat":"fail","code":112,"message":"Method \"flickr.photos.doesNotExist\" not found"}"#)
+        }
+    }
+
+    @Test("A documented example is served verbatim in XML and mapped to Flickr's JSON")
+    func exampleShapes() async throws {
+        try await withSandbox { server in
+            let client = SandboxClient.writer(server)
+            let example = try #require(MethodCatalog.examples["flickr.photos.licenses.getInfo"])
+            let xml = try await client.call("flickr.photos.licenses.getInfo", [], verb: "GET")
+            #expect(xml.body == "<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"ok\">\n" + example + "\n</rsp>\n")
+            let json = try await client.json("flickr.photos.licenses.getInfo", [], verb: "GET")
+            let licenses = try #require((json["licenses"] as? [String: Any])?["license"] as? [[String: Any]])
+            #expect(licenses.count == XMLProbe.attributes("id", of: "license", in: example).count)
+            #expect(licenses.first?["id"] as? String == XMLProbe.attributes("id", of: "license", in: example).first)
+            #expect(json["stat"] as? String == "ok")
+        }
+    }
+}
