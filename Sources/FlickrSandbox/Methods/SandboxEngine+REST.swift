@@ -43,7 +43,8 @@ extension SandboxEngine {
             throw APIFailure(97, "Missing signature")
         }
         for argument in method.requiredArguments where !Self.optionalInPractice.contains(method.name + " " + argument) {
-            if (params[argument] ?? "").isEmpty {
+            // Present but empty counts as given (setTags with "" clears the tags, as on Flickr).
+            if params[argument] == nil {
                 throw Self.missingArgument(method)
             }
         }

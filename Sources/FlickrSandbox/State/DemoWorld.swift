@@ -102,7 +102,7 @@ enum DemoWorld {
                 title: subject.title + ", " + place.name,
                 description: n % 3 == 0 ? "" : "Taken in \(place.name) with a \(camera.make) \(camera.model).",
                 datePosted: posted, dateTaken: SandboxDates.format(taken), takenGranularity: 0, lastUpdate: posted + 120,
-                isPublic: isPublic, isFriend: !isPublic && n % 2 == 0, isFamily: !isPublic, safetyLevel: 1,
+                isPublic: isPublic, isFriend: !isPublic && n % 2 == 0, isFamily: !isPublic && n % 3 == 0, safetyLevel: 1,
                 license: [0, 1, 2, 4, 7][n % 5], views: Int(rng.next() % 5000), media: n % 37 == 0 ? "video" : "photo",
                 width: w, height: h, rotation: 0, contentType: 1, hidden: 1, permComment: 3, permAddMeta: 2,
                 tags: [], storedFile: nil, contentHash: nil, fileSize: nil)
