@@ -1,0 +1,156 @@
+import Foundation
+
+/// Stored credentials: what `flickr login` writes and every later run reads.
+public struct FlickrProfile: Codable, Sendable, Hashable, CustomStringConvertible {
+    public var apiKey: String?
+    public var apiSecret: String?
+    public var oauthToken: String?
+    public var oauthTokenSecret: String?
+    public var userNSID: String?
+    public var username: String?
+    public var perms: String?
+    /// A base URL other than Flickr's (`--endpoint`), if the token belongs to one.
+    public var endpoint: String?
+
+    public init(apiKey: String? = nil, apiSecret: String? = nil, oauthToken: String? = nil,
+                oauthTokenSecret: String? = nil, userNSID: String? = nil, username: String? = nil,
+                perms: String? = nil, endpoint: String? = nil) {
+        self.apiKey = apiKey
+        self.apiSecret = apiSecret
+        self.oauthToken = oauthToken
+        self.oauthTokenSecret = oauthTokenSecret
+        self.userNSID = userNSID
+        self.username = username
+        self.perms = perms
+        self.endpoint = endpoint
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case apiKey = "api_key", apiSecret = "api_secret", oauthToken = "oauth_token"
+        case oauthTokenSecret = "oauth_token_secret", userNSID = "user_nsid", username, perms, endpoint
+    }
+
+    /// Fields of `other` fill the ones missing here (`self` wins).
+    public func filled(from other: FlickrProfile) -> FlickrProfile {
+        FlickrProfile(apiKey: apiKey ?? other.apiKey, apiSecret: apiSecret ?? other.apiSecret,
+                      oauthToken: oauthToken ?? other.oauthToken, oauthTokenSecret: oauthTokenSecret ?? other.oauthTokenSecret,
+                      userNSID: userNSID ?? other.userNSID, username: username ?? other.username,
+                      perms: perms ?? other.perms, endpoint: endpoint ?? other.endpoint)
+    }
+
+    /// The credentials from `FLICKR_API_KEY`, `FLICKR_API_SECRET`, `FLICKR_OAUTH_TOKEN`,
+    /// `FLICKR_OAUTH_TOKEN_SECRET`, `FLICKR_ENDPOINT`.
+    public static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) -> FlickrProfile {
+        func value(_ k: String) -> String? { env[k].flatMap { $0.isEmpty ? nil : $0 } }
+        return FlickrProfile(apiKey: value("FLICKR_API_KEY"), apiSecret: value("FLICKR_API_SECRET"),
+                             oauthToken: value("FLICKR_OAUTH_TOKEN"), oauthTokenSecret: value("FLICKR_OAUTH_TOKEN_SECRET"),
+                             endpoint: value("FLICKR_ENDPOINT"))
+    }
+
+    public var description: String {
+        "FlickrProfile(apiKey: \(apiKey ?? "nil"), apiSecret: \(apiSecret.map(Redaction.mask) ?? "nil"), "
+            + "oauthToken: \(oauthToken.map(Redaction.mask) ?? "nil"), oauthTokenSecret: \(oauthTokenSecret.map(Redaction.mask) ?? "nil"), "
+            + "user: \(userNSID ?? "nil") \(username ?? ""), endpoint: \(endpoint ?? "Flickr"))"
+    }
+}
+
+/// Profiles on disk: `$XDG_CONFIG_HOME/flickr/NAME.json` (default `~/.config/flickr/`),
+/// written atomically with mode 0600.
+public struct ProfileStore: Sendable {
+    public let directory: URL
+
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// The store under `$XDG_CONFIG_HOME/flickr` or `~/.config/flickr`.
+    public init(environment env: [String: String] = ProcessInfo.processInfo.environment) {
+        if let xdg = env["XDG_CONFIG_HOME"], !xdg.isEmpty {
+            directory = URL(fileURLWithPath: xdg).appendingPathComponent("flickr")
+        } else {
+            let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+            directory = URL(fileURLWithPath: home).appendingPathComponent(".config/flickr")
+        }
+    }
+
+    /// `NAME` from `--profile`, `FLICKR_PROFILE`, else "default".
+    public static func profileName(explicit: String?, environment env: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        explicit ?? env["FLICKR_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+    }
+
+    public func url(for name: String) throws(FlickrError) -> URL {
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }), !name.hasPrefix(".") else {
+            throw FlickrError.usage("bad profile name \"\(name)\": use letters, digits, - _ .")
+        }
+        return directory.appendingPathComponent(name + ".json")
+    }
+
+    /// The profile, or nil when none is stored under `name`.
+    public func load(_ name: String) throws(FlickrError) -> FlickrProfile? {
+        let file = try url(for: name)
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        do {
+            return try JSONDecoder().decode(FlickrProfile.self, from: Data(contentsOf: file))
+        } catch {
+            throw FlickrError.usage("cannot read profile \(file.path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Writes the profile atomically: a 0600 temporary file in the same folder, then rename.
+    public func save(_ profile: FlickrProfile, as name: String) throws(FlickrError) {
+        let file = try url(for: name)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            let data = try encoder.encode(profile)
+            let temp = directory.appendingPathComponent(".\(name).json.\(getpid()).tmp")
+            let fd = open(temp.path, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, 0o600)
+            guard fd >= 0 else { throw POSIXFailure(call: "open", errno: errno) }
+            var ok = data.withUnsafeBytes { raw in write(fd, raw.baseAddress, raw.count) == raw.count }
+            ok = ok && fsync(fd) == 0
+            close(fd)
+            guard ok, rename(temp.path, file.path) == 0 else {
+                let failure = POSIXFailure(call: "write/rename", errno: errno)
+                unlink(temp.path)
+                throw failure
+            }
+        } catch let error as FlickrError {
+            throw error
+        } catch {
+            throw FlickrError.usage("cannot write profile \(file.path): \(error)")
+        }
+    }
+
+    /// Removes a stored profile; true if there was one.
+    @discardableResult
+    public func delete(_ name: String) throws(FlickrError) -> Bool {
+        let file = try url(for: name)
+        guard FileManager.default.fileExists(atPath: file.path) else { return false }
+        guard unlink(file.path) == 0 else { throw FlickrError.usage("cannot remove \(file.path): \(String(cString: strerror(errno)))") }
+        return true
+    }
+
+    struct POSIXFailure: Error, CustomStringConvertible {
+        var call: String
+        var errno: Int32
+        var description: String { "\(call): \(String(cString: strerror(errno)))" }
+    }
+}
+
+extension FlickrContext {
+    /// Credentials resolved as ARCHITECTURE.md says: explicit values first, then the
+    /// `FLICKR_*` environment, then the stored profile. Nil when no API key is found anywhere.
+    public static func resolve(explicit: FlickrProfile = FlickrProfile(), profile: String? = nil,
+                               environment env: [String: String] = ProcessInfo.processInfo.environment,
+                               store: ProfileStore? = nil) throws(FlickrError) -> FlickrContext? {
+        let store = store ?? ProfileStore(environment: env)
+        let stored = try store.load(ProfileStore.profileName(explicit: profile, environment: env)) ?? FlickrProfile()
+        let merged = explicit.filled(from: FlickrProfile.fromEnvironment(env)).filled(from: stored)
+        guard let key = merged.apiKey else { return nil }
+        let endpoints = merged.endpoint.map { Endpoints(baseURL: $0) } ?? .flickr
+        return FlickrContext(apiKey: key, sharedSecret: merged.apiSecret ?? "", oauthToken: merged.oauthToken,
+                             oauthTokenSecret: merged.oauthTokenSecret, endpoints: endpoints)
+    }
+}

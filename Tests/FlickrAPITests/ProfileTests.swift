@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+@testable import FlickrAPI
+
+@Suite struct ProfileTests {
+    func tempStore() throws -> ProfileStore {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flickr-profiles-\(UUID().uuidString)/flickr")
+        return ProfileStore(directory: dir)
+    }
+
+    @Test func savesAtomicallyWithMode0600() throws {
+        let store = try tempStore()
+        let p = FlickrProfile(apiKey: "k", apiSecret: "s", oauthToken: "t", oauthTokenSecret: "ts", userNSID: "1@N01", username: "bees")
+        try store.save(p, as: "default")
+        let file = try store.url(for: "default")
+        let attrs = try FileManager.default.attributesOfItem(atPath: file.path)
+        #expect((attrs[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect(try store.load("default") == p)
+        // No temporary file is left behind.
+        let names = try FileManager.default.contentsOfDirectory(atPath: store.directory.path)
+        #expect(names == ["default.json"])
+        var q = p
+        q.oauthToken = "t2"
+        try store.save(q, as: "default")
+        #expect(try store.load("default")?.oauthToken == "t2")
+        #expect(try store.delete("default"))
+        #expect(try store.load("default") == nil)
+        #expect(try !store.delete("default"))
+    }
+
+    @Test func badNamesAreRefused() throws {
+        let store = try tempStore()
+        for name in ["", "../x", ".hidden", "a/b"] {
+            #expect(throws: FlickrError.self) { try store.url(for: name) }
+        }
+    }
+
+    @Test func resolutionOrderExplicitThenEnvironmentThenProfile() throws {
+        let store = try tempStore()
+        try store.save(FlickrProfile(apiKey: "pk", apiSecret: "ps", oauthToken: "pt", oauthTokenSecret: "pts"), as: "work")
+        let env = ["FLICKR_API_KEY": "ek", "FLICKR_PROFILE": "work", "FLICKR_ENDPOINT": "http://127.0.0.1:9"]
+        let ctx = try #require(try FlickrContext.resolve(explicit: FlickrProfile(apiSecret: "xs"), environment: env, store: store))
+        #expect(ctx.apiKey == "ek")           // environment beats the profile
+        #expect(ctx.sharedSecret == "xs")     // explicit beats both
+        #expect(ctx.oauthToken == "pt")       // profile fills the rest
+        #expect(ctx.endpoints.rest == "http://127.0.0.1:9/services/rest/")
+        #expect(ctx.ratePolicy == .unlimited)
+        #expect(try FlickrContext.resolve(environment: [:], store: store) == nil)  // "default" does not exist
+        #expect(!FlickrProfile(apiSecret: "secret-value-123").description.contains("secret-value-123"))
+    }
+}
