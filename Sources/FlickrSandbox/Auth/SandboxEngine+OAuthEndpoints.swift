@@ -20,8 +20,7 @@ extension SandboxEngine {
     /// A callback URL gets a 302 carrying the verifier; `oob` gets a page showing it.
     func handleAuthorize(_ request: SandboxRequest) -> SandboxReply {
         let params = request.parameters
-        let perms = FlickrPermission(rawValue: params["perms"] ?? "read") ?? .read
-        guard perms != .none else {
+        guard let perms = FlickrPermission(rawValue: params["perms"] ?? "read"), perms != .none else {
             return .html(400, page(title: "Invalid perms", body: "<p>perms must be read, write or delete.</p>"))
         }
         let tokenString = params["oauth_token"] ?? ""
