@@ -1,0 +1,152 @@
+import FlickrProtocol
+import FlickrSandbox
+import Foundation
+import Testing
+
+@Suite("Photosets, favourites, people, and the XML/JSON shapes", .timeLimit(.minutes(1)))
+struct CollectionsAndShapesTests {
+    @Test("Photosets: create, addPhoto, removePhoto, editMeta, getPhotos, delete")
+    func photosets() async throws {
+        try await withSandbox { server in
+            let me = SandboxClient.writer(server)
+            let search = try await me.ok("flickr.photos.search", [("user_id", "me"), ("per_page", "3")])
+            let ids = XMLProbe.attributes("id", of: "photo", in: search)
+            let created = try await me.ok("flickr.photosets.create", [("title", "Road trip"), ("description", "Summer"), ("primary_photo_id", ids[0])])
+            let set = try #require(XMLProbe.attributes("id", of: "photoset", in: created).first)
+            #expect(XMLProbe.attributes("url", of: "photoset", in: created).first?.hasSuffix("/sets/\(set)/") == true)
+            _ = try await me.ok("flickr.photosets.addPhoto", [("photoset_id", set), ("photo_id", ids[1])])
+            _ = try await me.ok("flickr.photosets.addPhoto", [("photoset_id", set), ("photo_id", ids[2])])
+            let dup = try await me.call("flickr.photosets.addPhoto", [("photoset_id", set), ("photo_id", ids[2])])
+            #expect(dup.body.contains("<err code=\"3\" msg=\"Photo already in set\" />"))
+            _ = try await me.ok("flickr.photosets.removePhoto", [("photoset_id", set), ("photo_id", ids[1])])
+            _ = try await me.ok("flickr.photosets.editMeta", [("photoset_id", set), ("title", "Road trip '24")])
+            let photos = try await me.ok("flickr.photosets.getPhotos", [("photoset_id", set)], verb: "GET")
+            #expect(XMLProbe.attributes("id", of: "photo", in: photos) == [ids[0], ids[2]])
+            #expect(XMLProbe.attributes("isprimary", of: "photo", in: photos) == ["1", "0"])
+            #expect(photos.contains("title=\"Road trip &#039;24\""))
+            let info = try await me.json("flickr.photosets.getInfo", [("photoset_id", set)], verb: "GET")
+            let ps = try #require(info["photoset"] as? [String: Any])
+            #expect((ps["title"] as? [String: Any])?["_content"] as? String == "Road trip '24")
+            #expect(ps["photos"] as? Int == 2)
+            let other = try await server.issueToken(username: "hanna.w", perms: .write)
+            let foreign = try await SandboxClient(server, token: other.token, tokenSecret: other.secret)
+                .call("flickr.photosets.addPhoto", [("photoset_id", set), ("photo_id", ids[1])])
+            #expect(XMLProbe.errorCode(foreign.body) == 1)
+            _ = try await me.ok("flickr.photosets.delete", [("photoset_id", set)])
+            let gone = try await me.call("flickr.photosets.getInfo", [("photoset_id", set)], verb: "GET")
+            #expect(gone.body.contains("<err code=\"1\" msg=\"Photoset not found\" />"))
+        }
+    }
+
+    @Test("Favourites: add, already, own photo, list with date_faved, remove")
+    func favourites() async throws {
+        try await withSandbox { server in
+            let me = SandboxClient.writer(server)
+            let others = try await me.ok("flickr.photos.search", [("user_id", "kenji_t"), ("per_page", "2")])
+            let photo = try #require(XMLProbe.attributes("id", of: "photo", in: others).first)
+            _ = try await me.ok("flickr.favorites.add", [("photo_id", photo)])
+            let again = try await me.call("flickr.favorites.add", [("photo_id", photo)])
+            #expect(XMLProbe.errorCode(again.body) == 3)
+            let mine = try await me.ok("flickr.photos.search", [("user_id", "me"), ("per_page", "1")])
+            let own = try await me.call("flickr.favorites.add", [("photo_id", XMLProbe.attributes("id", of: "photo", in: mine)[0])])
+            #expect(own.body.contains("<err code=\"2\" msg=\"Photo is owned by you\" />"))
+            let list = try await me.ok("flickr.favorites.getList", [("per_page", "1")], verb: "GET")
+            #expect(XMLProbe.attributes("id", of: "photo", in: list) == [photo])
+            #expect(XMLProbe.attributes("date_faved", of: "photo", in: list).count == 1)
+            let info = try await me.ok("flickr.photos.getInfo", [("photo_id", photo)], verb: "GET")
+            #expect(XMLProbe.attributes("isfavorite", of: "photo", in: info) == ["1"])
+            _ = try await me.ok("flickr.favorites.remove", [("photo_id", photo)])
+            let notThere = try await me.call("flickr.favorites.remove", [("photo_id", photo)])
+            #expect(XMLProbe.errorCode(notThere.body) == 1)
+        }
+    }
+
+    @Test("setMeta, setPerms/getPerms, delete change what others see")
+    func metaPermsDelete() async throws {
+        try await withSandbox { server in
+            let me = SandboxClient.writer(server)
+            let anon = SandboxClient(server)
+            let search = try await me.ok("flickr.photos.search", [("user_id", "me"), ("privacy_filter", "1"), ("per_page", "1")])
+            let photo = try #require(XMLProbe.attributes("id", of: "photo", in: search).first)
+            _ = try await me.ok("flickr.photos.setMeta", [("photo_id", photo), ("title", "Renamed <b>&</b>"), ("description", "New")])
+            let info = try await anon.ok("flickr.photos.getInfo", [("photo_id", photo)], verb: "GET")
+            #expect(info.contains("<title>Renamed &lt;b&gt;&amp;&lt;/b&gt;</title>"))
+            _ = try await me.ok("flickr.photos.setPerms", [("photo_id", photo), ("is_public", "0"), ("is_friend", "0"), ("is_family", "0"), ("perm_addmeta", "1")])
+            let perms = try await me.ok("flickr.photos.getPerms", [("photo_id", photo)], verb: "GET")
+            #expect(XMLProbe.attributes("ispublic", of: "perms", in: perms) == ["0"] && XMLProbe.attributes("permaddmeta", of: "perms", in: perms) == ["1"])
+            let hidden = try await anon.call("flickr.photos.getInfo", [("photo_id", photo)], verb: "GET")
+            #expect(XMLProbe.errorCode(hidden.body) == 1)
+            let deleter = try await server.issueToken(username: nil, perms: .delete)
+            _ = try await SandboxClient(server, token: deleter.token, tokenSecret: deleter.secret).ok("flickr.photos.delete", [("photo_id", photo)])
+            let gone = try await me.call("flickr.photos.getInfo", [("photo_id", photo)], verb: "GET")
+            #expect(XMLProbe.errorCode(gone.body) == 1)
+        }
+    }
+
+    @Test("People and URLs: getInfo, findByUsername, lookupUser, test.echo")
+    func people() async throws {
+        try await withSandbox { server in
+            let me = SandboxClient.writer(server)
+            let c = server.credentials
+            let found = try await me.ok("flickr.people.findByUsername", [("username", c.username)], verb: "GET")
+            #expect(XMLProbe.attributes("nsid", of: "user", in: found) == [c.userNSID])
+            let info = try await me.json("flickr.people.getInfo", [("user_id", c.userNSID)], verb: "GET")
+            let person = try #require(info["person"] as? [String: Any])
+            #expect((person["username"] as? [String: Any])?["_content"] as? String == c.username)
+            #expect(((person["photos"] as? [String: Any])?["count"] as? [String: Any])?["_content"] != nil)
+            let lookup = try await me.ok("flickr.urls.lookupUser", [("url", "https://www.flickr.com/photos/bees/")], verb: "GET")
+            #expect(XMLProbe.attributes("id", of: "user", in: lookup) == [c.userNSID])
+            let nobody = try await me.call("flickr.people.getInfo", [("user_id", "1@N00")], verb: "GET")
+            #expect(nobody.body.contains("<err code=\"1\" msg=\"User not found\" />"))
+            let echo = try await me.json("flickr.test.echo", [("name", "value & \"quotes\"")], verb: "GET")
+            #expect((echo["name"] as? [String: Any])?["_content"] as? String == "value & \"quotes\"")
+            #expect(echo["oauth_signature"] == nil)
+        }
+    }
+
+    @Test("JSON: jsonFlickrApi(…) by default, jsoncallback renames, nojsoncallback=1 plain; lists are arrays; unknown format 111")
+    func jsonShapes() async throws {
+        try await withSandbox { server in
+            let key = server.credentials.apiKey
+            let base = server.url + "/services/rest/?api_key=\(key)&method=flickr.photos.search&tags=fog&per_page=1&format=json"
+            let wrapped = try await TestHTTP.get(base)
+            #expect(wrapped.body.hasPrefix("jsonFlickrApi({\"photos\":{\"page\":1,\"pages\":"))
+            #expect(wrapped.body.hasSuffix(",\"stat\":\"ok\"})"))
+            #expect(wrapped.header("Content-Type") == "text/javascript; charset=utf-8")
+            let renamed = try await TestHTTP.get(base + "&jsoncallback=handle")
+            #expect(renamed.body.hasPrefix("handle({"))
+            let plain = try await TestHTTP.get(base + "&nojsoncallback=1")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(plain.bytes)) as? [String: Any])
+            let photos = try #require(object["photos"] as? [String: Any])
+            #expect((photos["photo"] as? [Any])?.count == 1)
+            #expect(photos["total"] is Int && photos["perpage"] as? Int == 1)
+            let empty = try await TestHTTP.get(server.url + "/services/rest/?api_key=\(key)&method=flickr.photos.search&tags=nosuchtagatall&format=json&nojsoncallback=1")
+            #expect(empty.body.contains("\"photo\":[]"))
+            let getInfo = try await TestHTTP.get(server.url + "/services/rest/?api_key=\(key)&method=flickr.photos.getInfo&photo_id=52000000002&format=json&nojsoncallback=1")
+            let info = try #require(try JSONSerialization.jsonObject(with: Data(getInfo.bytes)) as? [String: Any])
+            let tags = ((info["photo"] as? [String: Any])?["tags"] as? [String: Any])?["tag"]
+            #expect(tags is [Any])
+            #expect(getInfo.body.contains("\"notes\":{\"note\":[]}"))
+            let badFormat = try await TestHTTP.get(server.url + "/services/rest/?api_key=\(key)&method=flickr.test.echo&format=soap")
+            #expect(badFormat.body.contains("<err code=\"111\" msg=\"Format &quot;soap&quot; not found\" />"))
+        }
+    }
+
+    @Test("XML is byte-shaped like Flickr's: prolog, column-0 payload, TAB indentation, &#039; and &quot;")
+    func xmlShape() async throws {
+        try await withSandbox { server in
+            let me = SandboxClient.writer(server)
+            let search = try await me.ok("flickr.photos.search", [("user_id", "me"), ("per_page", "1")])
+            let photo = try #require(XMLProbe.attributes("id", of: "photo", in: search).first)
+            _ = try await me.ok("flickr.photos.setMeta", [("photo_id", photo), ("title", #"Cal's "best""#)])
+            let r = try await me.call("flickr.photos.getInfo", [("photo_id", photo)], verb: "GET")
+            #expect(r.header("Content-Type") == "text/xml; charset=utf-8")
+            #expect(r.body.hasPrefix("<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"ok\">\n<photo id=\"\(photo)\" "))
+            #expect(r.body.contains("\n\t<title>Cal&#039;s &quot;best&quot;</title>\n"))
+            #expect(r.body.contains("\n\t\t<tag id="))
+            #expect(r.body.hasSuffix("</photo>\n</rsp>\n"))
+            let empty = try await me.call("flickr.photos.addTags", [("photo_id", photo), ("tags", "shape")])
+            #expect(empty.body == "<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"ok\">\n</rsp>\n")
+        }
+    }
+}
