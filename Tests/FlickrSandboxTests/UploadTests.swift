@@ -103,6 +103,44 @@ struct UploadTests {
         }
     }
 
+    @Test("A slow upload in progress does not hold up other clients")
+    func concurrentClients() async throws {
+        try await withSandbox { server in
+            let head = Self.jpegHead(width: 100, height: 100)
+            let chunk = ByteBuffer(bytes: [UInt8](repeating: 0x33, count: 64 * 1024))
+            let (gate, opener) = AsyncStream.makeStream(of: Void.self)
+            let upload = Task {
+                try await Self.upload(server, fields: [("title", "slow")], photoLength: head.count + 64 * 1024 * 8) {
+                    AsyncStream { c in
+                        let t = Task {
+                            c.yield(ByteBuffer(bytes: head))
+                            for _ in 0..<4 { c.yield(chunk) }
+                            for await _ in gate { break }  // the upload stalls here until the other calls are done
+                            for _ in 0..<4 { c.yield(chunk) }
+                            c.finish()
+                        }
+                        c.onTermination = { _ in t.cancel() }
+                    }
+                }
+            }
+            let me = SandboxClient.writer(server)
+            let clock = ContinuousClock()
+            let elapsed = try await clock.measure {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for i in 0..<20 {
+                        group.addTask { _ = try await me.ok("flickr.test.echo", [("n", String(i))], verb: "GET") }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            opener.yield()
+            opener.finish()
+            let r = try await upload.value
+            #expect(r.status == 200 && !XMLProbe.texts(of: "photoid", in: r.body).isEmpty, "\(r.body)")
+            #expect(elapsed < .seconds(10))
+        }
+    }
+
     @Test("async=1 answers a ticket; checkTickets reports it complete, unknown tickets invalid")
     func asyncTickets() async throws {
         try await withSandbox { server in

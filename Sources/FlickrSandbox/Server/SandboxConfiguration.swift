@@ -8,9 +8,12 @@ public struct SandboxConfiguration: Sendable {
     public var dataFile: String? = nil
     /// `--state DIR`: where the state is persisted (atomically) and uploaded originals kept.
     public var stateDirectory: String? = nil
-    /// `--faults`: injected failure probabilities for REST and upload requests.
+    /// `--faults`: injected failure probabilities. They apply to `/services/rest/`,
+    /// `/services/upload/` and `/services/replace/` only — never to the OAuth endpoints, the
+    /// login page or `/static/` images, so a client can always authenticate.
     public var faults: FaultSpec = .none
-    /// `--rate-limit N`: calls per second before answering 429 with `Retry-After`.
+    /// `--rate-limit N`: calls per second (a sliding one-second window, counted over the same
+    /// paths as faults) before answering 429 with `Retry-After: 1`.
     public var rateLimit: Int? = nil
     /// `--latency MS`: delay added to every answer.
     public var latencyMilliseconds: Int = 0
