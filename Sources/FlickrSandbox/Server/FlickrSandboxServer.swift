@@ -71,6 +71,7 @@ public final class FlickrSandboxServer: Sendable {
         }
         guard let port, port > 0 else {
             task.cancel()
+            store.removeTemporaryFiles()
             let reason: String
             if case .failure(let error) = await task.result { reason = "\(error)" } else { reason = "no listening socket" }
             throw SandboxError("cannot listen on \(configuration.host):\(configuration.port): \(reason)")
@@ -125,8 +126,11 @@ public final class FlickrSandboxServer: Sendable {
         engine.store.removeTemporaryFiles()
     }
 
+    /// A server dropped without ``stop()`` still stops listening and removes its private upload
+    /// directory (a `--state` directory is kept).
     deinit {
         task.withLock { $0 }?.cancel()
         saver.withLock { $0 }?.cancel()
+        if !stopped.load(ordering: .acquiring) { engine.store.removeTemporaryFiles() }
     }
 }

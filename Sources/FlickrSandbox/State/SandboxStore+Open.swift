@@ -31,13 +31,14 @@ extension SandboxStore {
             store.write { _ in }  // mark dirty so a fresh state is written at once
             return store
         }
+        let state = try initialState(configuration)
         let temp = fm.temporaryDirectory.appendingPathComponent("flickr-sandbox-\(getpid())-\(SandboxIDs.hex(8))", isDirectory: true)
         do {
             try fm.createDirectory(at: temp, withIntermediateDirectories: true)
         } catch {
             throw SandboxError("cannot create a temporary directory for uploads: \(error.localizedDescription)")
         }
-        return SandboxStore(state: try initialState(configuration), stateFile: nil, originalsDirectory: temp, ownsOriginals: true)
+        return SandboxStore(state: state, stateFile: nil, originalsDirectory: temp, ownsOriginals: true)
     }
 
     static func initialState(_ configuration: SandboxConfiguration) throws -> SandboxState {
