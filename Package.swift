@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "FlickrAPI", targets: ["FlickrAPI"]),
         .library(name: "FlickrProtocol", targets: ["FlickrProtocol"]),
         .library(name: "FlickrSandbox", targets: ["FlickrSandbox"]),
+        .library(name: "LuaKit", targets: ["LuaKit"]),
+        .library(name: "FlickrLua", targets: ["FlickrLua"]),
         .executable(name: "flickr", targets: ["flickr"]),
         .executable(name: "flickr-sandbox", targets: ["flickr-sandbox"]),
         .executable(name: "flickr-demo", targets: ["flickr-demo"]),
@@ -70,9 +72,49 @@ let package = Package(
             ],
             exclude: ["SEED-FORMAT.md"]
         ),
+        // Lua 5.4 and GNU readline, via pkg-config (Debian: liblua5.4-dev, libreadline-dev).
+        .systemLibrary(
+            name: "CLua",
+            pkgConfig: "lua5.4",
+            providers: [.apt(["liblua5.4-dev"]), .brew(["lua"])]
+        ),
+        .systemLibrary(
+            name: "CReadline",
+            pkgConfig: "readline",
+            providers: [.apt(["libreadline-dev"])]
+        ),
+        // The C between Swift and Lua: the trampoline, protected helpers, the interrupt hook.
+        .target(
+            name: "CLuaShim",
+            dependencies: ["CLua"]
+        ),
+        // A safe Lua runtime for Swift; knows nothing of Flickr.
+        .target(
+            name: "LuaKit",
+            dependencies: ["CLuaShim"]
+        ),
+        // The `flickr` Lua module: FlickrAPI bound into LuaKit.
+        .target(
+            name: "FlickrLua",
+            dependencies: [
+                "LuaKit", "FlickrAPI", "FlickrProtocol",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Lua/flickr.lua")]
+        ),
+        // `flickr --sandbox`: an in-process sandbox plus the `sandbox` Lua table that steers it.
+        .target(
+            name: "FlickrLuaSandbox",
+            dependencies: [
+                "FlickrLua", "LuaKit", "FlickrSandbox", "FlickrAPI", "FlickrProtocol",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         .executableTarget(
             name: "flickr",
-            dependencies: ["FlickrAPI"]
+            dependencies: ["FlickrLua", "FlickrLuaSandbox", "LuaKit", "FlickrSandbox"]
         ),
         .executableTarget(
             name: "flickr-sandbox",
@@ -89,7 +131,7 @@ let package = Package(
         // scripts/bench: measurements side by side with Python (run in release mode).
         .executableTarget(
             name: "flickr-bench",
-            dependencies: ["FlickrAPI", "FlickrSandbox"]
+            dependencies: ["FlickrAPI", "FlickrSandbox", "FlickrLua", "LuaKit"]
         ),
         // Test helpers shared by the suites (fixture lookup).
         .target(
@@ -122,6 +164,16 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "LuaKitTests",
+            dependencies: ["LuaKit"]
+        ),
+        // FlickrLua and the lua/tests scripts against the in-process sandbox.
+        .testTarget(
+            name: "FlickrLuaTests",
+            dependencies: ["FlickrLua", "FlickrLuaSandbox", "LuaKit", "FlickrAPI", "FlickrProtocol", "FlickrSandbox",
+                           "FlickrTestSupport"]
         ),
     ]
 )

@@ -1,0 +1,139 @@
+/*
+ * CLuaShim — the only C between LuaKit (Swift) and Lua 5.4.
+ *
+ * Lua reports errors and yields with longjmp. A longjmp must never cross a Swift frame (it skips
+ * releases, deinit and exclusivity bookkeeping), so this file holds everything that may jump:
+ *
+ *  1. The single trampoline for Swift functions (lk_push_function). Swift runs, returns a status,
+ *     and only then, from C, the trampoline calls lua_error or lua_yieldk.
+ *  2. Protected helpers (lk_p*) for every API call that may raise (manual class `e` or `v`):
+ *     each runs the operation in a tiny C function under lua_pcall and returns a status.
+ *  3. The interrupt hook (a Ctrl-C from a signal handler or another thread) and the wake-up
+ *     semaphore of the Lua thread.
+ *  4. Inline versions of Lua's function-like macros, which Swift cannot import.
+ *
+ * Swift may call directly only API functions of class `-` or `m` (raw gets/sets, push*, to*,
+ * type, createtable, rawlen, setmetatable, newthread, resume, xmove, ref/unref, loadbufferx).
+ * Memory errors (`m`) are accepted with the default allocator (they cannot practically happen on
+ * Linux with overcommit).
+ *
+ * Stack effects are written as in the Lua manual: [-pop, +push].
+ */
+#ifndef CLUASHIM_H
+#define CLUASHIM_H
+
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stddef.h>
+
+/* ---- 1. Swift functions ------------------------------------------------------------------- */
+
+/* What a Swift function returns to the trampoline:
+ *   n >= 0          n results are on top of the stack;
+ *   LK_RAISE        the error value is on top: the trampoline calls lua_error;
+ *   lk_yield(n)     n values are on top: the trampoline yields them with lua_yieldk. The
+ *                   coroutine must later be resumed with (true, results...) — the call then
+ *                   returns the results — or with (false, error) — the call raises error. */
+#define LK_RAISE (-1)
+static inline int lk_yield(int n) { return -2 - n; }
+static inline int lk_is_yield(int status) { return status <= -2; }
+
+/* Called by the trampoline: `box` is the pointer given to lk_push_function. */
+typedef int (*lk_dispatch_fn)(lua_State *L, void *box);
+/* Called when Lua collects a function: release `box`. Must not touch the Lua state. */
+typedef void (*lk_release_fn)(void *box);
+
+/* Sets the process-wide dispatcher and releaser (once, before any lk_push_function). */
+void lk_install(lk_dispatch_fn dispatch, lk_release_fn release);
+
+/* [-0, +1, m] Pushes a Lua function that calls dispatch(L, box) through the trampoline. The box
+ * lives in a full userdata upvalue; its __gc calls release(box). */
+void lk_push_function(lua_State *L, void *box);
+
+/* True when the value at idx is a function made by lk_push_function; *box receives its box. */
+int lk_is_swift_function(lua_State *L, int idx, void **box);
+
+/* ---- 2. Protected calls and helpers ----------------------------------------------------------- */
+
+/* [-(nargs+1), +(nresults|1), -] Calls the function below the nargs arguments in protected mode
+ * with the LuaKit message handler. On error the error value (unchanged — a table keeps its
+ * identity) is on top; the handler stored a traceback (retrieve with lk_last_traceback) and, for
+ * a table without a `traceback` field, put it there too. Returns the lua_pcall status. */
+int lk_pcall(lua_State *L, int nargs, int nresults);
+
+/* [-0, +1, -] Pushes the traceback the message handler recorded for the latest error (a string,
+ * or nil), and clears it. */
+void lk_last_traceback(lua_State *L);
+
+/* [-0, +1, m] Pushes the traceback of thread co (from `level`), e.g. of a coroutine that died. */
+void lk_traceback(lua_State *L, lua_State *co, int level);
+
+/* The helpers below run one operation that may call metamethods or raise. On success they
+ * return LUA_OK and leave what the operation leaves; on failure they return the status and the
+ * error value replaces the operands. Indices may be relative. */
+int lk_pgettable(lua_State *L, int idx);          /* [-1, +1] key on top -> t[key] */
+int lk_psettable(lua_State *L, int idx);          /* [-2, +0] key, value on top -> t[key] = value */
+int lk_pgetfield(lua_State *L, int idx, const char *k); /* [-0, +1] */
+int lk_psetfield(lua_State *L, int idx, const char *k); /* [-1, +0] value on top */
+int lk_ptolstring(lua_State *L, int idx);         /* [-0, +1] luaL_tolstring (honours __tostring, __name) */
+int lk_plen(lua_State *L, int idx);               /* [-0, +1] #v (honours __len) */
+int lk_pcompare(lua_State *L, int a, int b, int op, int *result); /* [-0, +0] lua_compare */
+int lk_popenlibs(lua_State *L);                   /* [-0, +0] luaL_openlibs */
+int lk_prequiref(lua_State *L, const char *name); /* [-1, +0] value on top -> package.loaded[name] */
+
+/* [-0, +0, -] Closes (5.4.6: lua_closethread) or resets (5.4.4: lua_resetthread) a dead or
+ * suspended coroutine, running its pending to-be-closed variables. Returns the status. */
+int lk_closethread(lua_State *co, lua_State *from);
+
+/* ---- 3. Interrupts and the wake-up semaphore ------------------------------------------------- */
+
+/* Per-runtime flags shared by the Lua thread, other threads and signal handlers. Stored in the
+ * main thread's extra space (copied into every coroutine), so the hook finds it from any thread. */
+typedef struct lk_host lk_host;
+
+/* Creates the flags for a fresh state, stores them (and `owner`, an opaque pointer for the
+ * Swift side) in the extra space and installs the count hook (every `count` instructions) that
+ * raises "interrupted!" when an interrupt is pending. */
+lk_host *lk_host_attach(lua_State *L, void *owner, int count);
+/* Sets the owner pointer (see lk_host_attach). */
+void lk_host_set_owner(lk_host *h, void *owner);
+/* Frees the flags; call after lua_close. */
+void lk_host_free(lk_host *h);
+/* The owner pointer stored for L's state (any thread of it), or NULL. */
+void *lk_host_owner(lua_State *L);
+
+/* Async-signal-safe: marks an interrupt pending and wakes the Lua thread. */
+void lk_host_interrupt(lk_host *h);
+/* Atomically reads and clears the pending interrupt (1 if there was one). */
+int lk_host_take_interrupt(lk_host *h);
+/* Clears a pending interrupt. */
+void lk_host_clear_interrupt(lk_host *h);
+
+/* Async-signal-safe: wakes the Lua thread (sem_post). */
+void lk_host_wake(lk_host *h);
+/* Sleeps until woken (sem_wait, retried on EINTR). */
+void lk_host_sleep(lk_host *h);
+
+/* ---- 4. Function-like macros ----------------------------------------------------------------- */
+
+static inline int lk_registryindex(void) { return LUA_REGISTRYINDEX; }
+static inline int lk_upvalueindex(int i) { return lua_upvalueindex(i); }
+static inline void lk_pop(lua_State *L, int n) { lua_pop(L, n); }
+static inline void lk_newtable(lua_State *L) { lua_newtable(L); }
+static inline const char *lk_tostring(lua_State *L, int idx) { return lua_tostring(L, idx); }
+static inline lua_Number lk_tonumber(lua_State *L, int idx) { return lua_tonumber(L, idx); }
+static inline lua_Integer lk_tointeger(lua_State *L, int idx) { return lua_tointeger(L, idx); }
+static inline int lk_isnoneornil(lua_State *L, int idx) { return lua_isnoneornil(L, idx); }
+static inline void lk_pushglobaltable(lua_State *L) { lua_pushglobaltable(L); }
+static inline void lk_insert(lua_State *L, int idx) { lua_insert(L, idx); }
+static inline void lk_remove(lua_State *L, int idx) { lua_remove(L, idx); }
+static inline void lk_replace(lua_State *L, int idx) { lua_replace(L, idx); }
+static inline const char *lk_typename(lua_State *L, int idx) { return luaL_typename(L, idx); }
+static inline void lk_pushlightuserdata(lua_State *L, void *p) { lua_pushlightuserdata(L, p); }
+static inline int lk_gc(lua_State *L, int what) { return lua_gc(L, what, 0); }
+static inline int lk_load(lua_State *L, const char *buf, size_t size, const char *name, const char *mode) {
+    return luaL_loadbufferx(L, buf, size, name, mode);
+}
+
+#endif

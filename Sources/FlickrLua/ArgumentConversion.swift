@@ -1,0 +1,104 @@
+import FlickrAPI
+import FlickrProtocol
+import LuaKit
+
+/// Lua arguments → Flickr's string parameters (LUA-API.md, "Calling methods"): strings as they
+/// are; integers in decimal; floats in their shortest exact form (an integral float without
+/// `.0`); booleans "1"/"0"; arrays comma-joined (`tags` of the tag-writing methods as Flickr's
+/// quoted tag string). Anything else is a usage error naming the argument.
+enum ArgumentConversion {
+    /// Methods (and upload fields) whose `tags` argument is a space-separated, quoted tag string.
+    static let tagStringMethods: Set<String> = [
+        "flickr.photos.setTags", "flickr.photos.addTags", "upload", "replace",
+    ]
+
+    /// Reads the argument table at `index` (absent/nil → no arguments), sorted by name.
+    /// `skip` names fields that are options of the helper rather than Flickr parameters.
+    static func parameters(at index: Int32, in state: LuaState, method: String,
+                           skip: Set<String> = []) throws(FlickrError) -> [(String, String)] {
+        switch state.type(at: index) {
+        case .nil, .none: return []
+        case .table: break
+        default:
+            throw FlickrError.usage("bad argument #1 (table of arguments expected, got \(state.typeName(at: index)))",
+                                    method: method)
+        }
+        let t = state.absoluteIndex(index)
+        guard state.ensureStack(4) else { throw FlickrError.usage("stack overflow", method: method) }
+        let base = state.top
+        var out: [(String, String)] = []
+        state.pushNil()
+        do throws(FlickrError) {
+            while state.next(tableAt: t) {
+                guard state.type(at: -2) == .string, let keyBytes = state.bytes(at: -2) else {
+                    let shown = state.type(at: -2) == .number ? "[\(state.string(at: -2) ?? "?")]" : "of type \(state.typeName(at: -2))"
+                    throw FlickrError.usage("bad argument \(shown): argument names must be strings (use name = value)",
+                                            method: method)
+                }
+                let key = String(decoding: keyBytes, as: UTF8.self)
+                if !skip.contains(key) {
+                    out.append((key, try string(at: -1, in: state, name: key, method: method)))
+                }
+                state.pop()
+            }
+        } catch {
+            state.setTop(base)
+            throw error
+        }
+        return out.sorted { $0.0 < $1.0 }
+    }
+
+    /// One parameter value as a string.
+    static func string(at index: Int32, in state: LuaState, name: String, method: String) throws(FlickrError) -> String {
+        if let scalar = scalar(at: index, in: state) { return scalar }
+        guard state.type(at: index) == .table else {
+            throw FlickrError.usage("bad argument '\(name)': a \(state.typeName(at: index)) cannot be sent "
+                                    + "(use a string, number, boolean or array)", method: method)
+        }
+        let t = state.absoluteIndex(index)
+        let n = state.rawLength(at: t)
+        var elements: [String] = []
+        var count: Int64 = 0
+        state.pushNil()
+        while state.next(tableAt: t) {
+            count += 1
+            state.pop()
+        }
+        guard count == n else {
+            throw FlickrError.usage("bad argument '\(name)': only arrays (keys 1…n) can be sent, not a table with other keys",
+                                    method: method)
+        }
+        var i: Int64 = 1
+        while i <= n {
+            state.rawGet(index: i, in: t)
+            guard let s = scalar(at: -1, in: state) else {
+                let type = state.typeName(at: -1)
+                state.pop()
+                throw FlickrError.usage("bad argument '\(name)': element \(i) is a \(type); "
+                                        + "arrays may hold only strings, numbers and booleans", method: method)
+            }
+            state.pop()
+            elements.append(s)
+            i += 1
+        }
+        if name == "tags", tagStringMethods.contains(method) { return TagString.join(elements) }
+        return elements.joined(separator: ",")
+    }
+
+    private static func scalar(at index: Int32, in state: LuaState) -> String? {
+        switch state.type(at: index) {
+        case .string: return state.bytes(at: index).map { String(decoding: $0, as: UTF8.self) }
+        case .number:
+            if state.isInteger(at: index) { return state.integer(at: index).map(String.init) }
+            return state.number(at: index).map(format)
+        case .boolean: return state.boolean(at: index) ? "1" : "0"
+        default: return nil
+        }
+    }
+
+    /// A float without a spurious `.0`: `250.0` → "250", `48.8566` → "48.8566".
+    static func format(_ d: Double) -> String {
+        if d.isFinite, d == d.rounded(), abs(d) < 9.007199254740992e15 { return String(Int64(d)) }
+        return "\(d)"
+    }
+}

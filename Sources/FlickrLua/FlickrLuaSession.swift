@@ -1,0 +1,141 @@
+import FlickrAPI
+import Foundation
+import Logging
+import LuaKit
+
+/// A Lua runtime with the `flickr` module installed: the entry point of the `flickr` command
+/// and of anything else that runs Flickr scripts.
+///
+/// ```swift
+/// let session = try await FlickrLuaSession()
+/// let outcome = await session.runScript(at: "photos.lua", arguments: ["cat"])
+/// ```
+/// The module is the global `flickr` and `require "flickr"`; `package.path` starts with the
+/// ``Options/luaPath`` directories (the repository's or installation's `lua/`).
+public final class FlickrLuaSession: Sendable {
+    /// How to create a session.
+    public struct Options: Sendable {
+        /// Explicit settings (the host's command-line options, the sandbox): the top layer, above
+        /// the environment and the profile file.
+        public var settings: FlickrSettings
+        /// Where `FLICKR_*` variables (and `XDG_CONFIG_HOME`, `HOME`) are read.
+        public var environment: [String: String]
+        /// Where profiles are read and `flickr.oauth.login` saves; by default from the environment.
+        public var profiles: FlickrProfileStore?
+        /// Directories put first on `package.path` (`dir/?.lua;dir/?/init.lua`).
+        public var luaPath: [String]
+        public var runtime: LuaRuntime.Configuration
+        /// Receives the client's request traces (secrets redacted).
+        public var logger: Logger
+
+        public init(settings: FlickrSettings = FlickrSettings(),
+                    environment: [String: String] = ProcessInfo.processInfo.environment,
+                    profiles: FlickrProfileStore? = nil, luaPath: [String] = FlickrLuaSession.defaultLuaPath(),
+                    runtime: LuaRuntime.Configuration = LuaRuntime.Configuration(),
+                    logger: Logger = Logger(label: "flickr")) {
+            self.settings = settings
+            self.environment = environment
+            self.profiles = profiles
+            self.luaPath = luaPath
+            self.runtime = runtime
+            self.logger = logger
+        }
+    }
+
+    /// The Lua runtime; use it for anything else (REPL, completion, printing).
+    public let runtime: LuaRuntime
+    /// The client the module uses.
+    public let client: FlickrClient
+
+    /// Creates the runtime and installs the module. Throws when the profile file is unreadable
+    /// or the module cannot be built.
+    public init(_ options: Options = Options()) async throws {
+        let profiles = options.profiles ?? FlickrProfileStore(environment: options.environment)
+        let settings = try FlickrModule.resolve(explicit: options.settings, environment: options.environment,
+                                                profiles: profiles)
+        let client = FlickrClient(context: settings.context(), logger: options.logger)
+        let runtime = try LuaRuntime(options.runtime)
+        self.runtime = runtime
+        self.client = client
+        let explicit = options.settings
+        let environment = options.environment
+        let luaPath = options.luaPath
+        try await runtime.perform { state in
+            let module = FlickrModule(client: client, explicit: explicit, environment: environment, profiles: profiles)
+            try module.apply(on: state)
+            try module.push(onto: state)
+            state.setGlobal("flickr")
+            if !luaPath.isEmpty {
+                let prefix = luaPath.map { "\($0)/?.lua;\($0)/?/init.lua" }.joined(separator: ";")
+                state.setPackagePath(prefix + ";" + (state.packagePath ?? ""))
+            }
+        }
+    }
+
+    /// Closes the runtime (the client's connections are shared and stay).
+    public func close() { runtime.close() }
+
+    /// Runs a script file as lua.c does: `arg` set (`arg[0]` the script, negative indices
+    /// `interpreter`), the arguments also passed as `...`, a `#!` first line skipped, the
+    /// script's directory added to `package.path`. Uncaught errors come back as
+    /// ``ScriptOutcome/failure(_:)`` with message and traceback. (`os.exit` exits the process.)
+    public func runScript(at path: String, arguments: [String] = [], interpreter: [String] = ["flickr"]) async -> ScriptOutcome {
+        do {
+            return try await runtime.perform { state -> ScriptOutcome in
+                state.setScriptArguments(script: path, arguments: arguments, interpreter: interpreter)
+                let directory = (path as NSString).deletingLastPathComponent
+                let dir = directory.isEmpty ? "." : directory
+                state.setPackagePath("\(dir)/?.lua;" + (state.packagePath ?? ""))
+                do {
+                    try state.loadFile(path)
+                    for a in arguments { state.push(a) }
+                    try state.pcall(arguments: Int32(arguments.count), results: 0)
+                    return .success
+                } catch let error as LuaError {
+                    return .failure(error)
+                } catch {
+                    return .failure(LuaError(kind: .runtime, message: String(describing: error), underlying: error))
+                }
+            }
+        } catch {
+            return .failure(LuaError(kind: .closed, message: String(describing: error)))
+        }
+    }
+
+    /// Runs a chunk of source and returns its results as Swift values.
+    public func run(_ source: String, name: String = "=(flickr)") async throws -> [LuaValue] {
+        try await runtime.perform { state in try state.run(source, name: name) }
+    }
+
+    /// The `lua/` directory of the repository or installation: `$FLICKR_LUA_DIR`, else the first
+    /// `lua/` found walking up from the executable (`.build/debug/flickr` → the repository).
+    public static func defaultLuaPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        if let dir = environment["FLICKR_LUA_DIR"], !dir.isEmpty { return [dir] }
+        var url = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        for _ in 0..<6 {
+            let candidate = url.appendingPathComponent("lua")
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), isDirectory.boolValue,
+               FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path)
+                || FileManager.default.fileExists(atPath: candidate.appendingPathComponent("flickr").path) {
+                return [candidate.path]
+            }
+            url.deleteLastPathComponent()
+        }
+        return []
+    }
+}
+
+/// How a script ended.
+public enum ScriptOutcome: Sendable {
+    case success
+    /// An uncaught error (message, traceback; a Swift error carried through as ``LuaError/underlying``).
+    case failure(LuaError)
+
+    /// lua.c's report: `<message>` + newline + traceback.
+    public var report: String? {
+        guard case .failure(let error) = self else { return nil }
+        return error.messageWithTraceback
+    }
+}

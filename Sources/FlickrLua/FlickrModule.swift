@@ -1,0 +1,177 @@
+import FlickrAPI
+import FlickrProtocol
+import Foundation
+import LuaKit
+
+/// The `flickr` Lua module (LUA-API.md): built once per Lua state, bound to one ``FlickrClient``.
+///
+/// Lives on the Lua thread: its Swift functions capture it, and Lua releases them when the state
+/// closes. Async work captures only Sendable values (the client, converted arguments).
+final class FlickrModule {
+    let client: FlickrClient
+    let environment: [String: String]
+    let profiles: FlickrProfileStore
+    /// `flickr.configure{}` and the host's explicit settings: the top layer.
+    var explicit: FlickrSettings
+    /// What is in force (explicit over environment over profile).
+    private(set) var effective: FlickrSettings
+
+    /// Registry name of the metatable of `flickr.help()` results.
+    static let helpMetatableName = "flickr.Help"
+
+    init(client: FlickrClient, explicit: FlickrSettings, environment: [String: String], profiles: FlickrProfileStore) {
+        self.client = client
+        self.explicit = explicit
+        self.environment = environment
+        self.profiles = profiles
+        effective = explicit
+    }
+
+    /// Explicit over environment over the selected profile.
+    static func resolve(explicit: FlickrSettings, environment: [String: String],
+                        profiles: FlickrProfileStore) throws -> FlickrSettings {
+        let env = FlickrSettings.environment(environment)
+        let name = explicit.profile ?? env.profile ?? "default"
+        var profile = try profiles.settings(name)
+        profile.profile = name
+        return explicit.over(env).over(profile)
+    }
+
+    /// Recomputes the settings in force and puts them into the client.
+    func apply(on state: LuaState) throws {
+        effective = try Self.resolve(explicit: explicit, environment: environment, profiles: profiles)
+        let context = effective.context()
+        client.updateContext { $0 = context }
+        let client = self.client
+        let policy = context.ratePolicy
+        _ = try state.awaitBlocking { await client.setRatePolicy(policy) }
+    }
+
+    // MARK: - Building the table
+
+    /// [-0, +1] Pushes the module table (also sets `package.loaded.flickr`).
+    func push(onto state: LuaState) throws {
+        state.newTable(record: 64)
+        let flickr = state.top
+        installNamespaces(state, flickr)
+        installCalls(state, flickr)
+        installHelpers(state, flickr)
+        installUpload(state, flickr)
+        installAuth(state, flickr)
+        installConcurrency(state, flickr)
+        installConfiguration(state, flickr)
+        try installLuaPart(state, flickr)
+        state.pushCopy(of: flickr)
+        try state.registerModule("flickr")
+    }
+
+    /// Sets `t[key]` to a Swift function named `flickr.<path>` whose errors become `flickr.Error`
+    /// values (argument errors → `usage`, interrupts → `cancelled`).
+    func define(_ state: LuaState, _ table: Int32, _ key: String, path: String? = nil,
+                _ body: @escaping (LuaCall) throws -> LuaReturn) {
+        let name = "flickr." + (path ?? key)
+        state.push(function: name) { call in
+            do {
+                return try body(call)
+            } catch {
+                throw FlickrError.from(error, function: name)
+            }
+        }
+        state.rawSet(field: key, in: table)
+    }
+
+    /// The Lua part (Sources/FlickrLua/Lua/flickr.lua): error `__tostring`, walk, text, help.
+    private func installLuaPart(_ state: LuaState, _ flickr: Int32) throws {
+        guard let url = Bundle.module.url(forResource: "flickr", withExtension: "lua"),
+              let source = try? Data(contentsOf: url) else {
+            throw LuaError(kind: .file, message: "FlickrLua: the bundled flickr.lua is missing")
+        }
+        try state.load(Array(source), name: "@flickr.lua")
+        try state.call(arguments: 0, results: 1)
+        state.pushCopy(of: flickr)
+        state.pushMetatable(named: errorMetatableName)
+        state.pushMetatable(named: Self.helpMetatableName)
+        try state.call(arguments: 3, results: 0)
+    }
+
+    /// `flickr.photos.search` …: a table per namespace, a function per catalog method.
+    private func installNamespaces(_ state: LuaState, _ flickr: Int32) {
+        for method in MethodCatalog.shared.methods {
+            var parts = method.name.split(separator: ".").map(String.init)
+            guard parts.first == "flickr", parts.count >= 2 else { continue }
+            parts.removeFirst()
+            let leaf = parts.removeLast()
+            state.pushCopy(of: flickr)
+            for part in parts {
+                if state.rawGet(field: part, in: -1) != .table {
+                    state.pop()
+                    state.newTable()
+                    state.pushCopy(of: -1)
+                    state.rawSet(field: part, in: -3)
+                }
+                state.remove(at: -2)
+            }
+            let table = state.top
+            let name = method.name
+            define(state, table, leaf, path: String(name.dropFirst("flickr.".count))) { call in
+                let arguments = try ArgumentConversion.parameters(at: 1, in: call.state, method: name)
+                return self.callReturn(name, arguments, verb: nil, timeout: nil)
+            }
+            state.pop()
+        }
+    }
+
+    /// The async call of a method, its response pushed as tables.
+    func callReturn(_ method: String, _ arguments: [(String, String)], verb: HTTPVerb?, timeout: Double?) -> LuaReturn {
+        let client = self.client
+        var async = LuaAsync({ () async throws -> FlickrNode in
+            try await client.call(method, arguments: arguments, verb: verb, timeout: timeout)
+        }, deliver: { state, node in
+            try ResponseMapping.push(node, onto: state)
+            return 1
+        })
+        async.interruptedError = FlickrError.interrupted(method)
+        return .await(async)
+    }
+
+    /// An async helper whose result `deliver` pushes.
+    func asyncReturn<T: Sendable>(_ name: String, _ work: @escaping @Sendable () async throws -> T,
+                                  deliver: @escaping (LuaState, T) throws -> Int32) -> LuaReturn {
+        var async = LuaAsync(work, deliver: deliver)
+        async.interruptedError = FlickrError.interrupted(name)
+        return .await(async)
+    }
+
+    // MARK: - flickr.call
+
+    private func installCalls(_ state: LuaState, _ flickr: Int32) {
+        // flickr.call(method, args, opts{verb, timeout})
+        define(state, flickr, "call") { call in
+            var method = try call.string(1)
+            if !method.hasPrefix("flickr.") { method = "flickr." + method }
+            let arguments = try ArgumentConversion.parameters(at: 2, in: call.state, method: method)
+            var verb: HTTPVerb?
+            var timeout: Double?
+            if try call.optionalTable(3) {
+                let s = call.state
+                switch s.rawGet(field: "verb", in: 3) {
+                case .nil: break
+                case .string:
+                    guard let v = HTTPVerb(rawValue: (s.string(at: -1) ?? "").uppercased()) else {
+                        throw FlickrError.usage("bad option 'verb': GET or POST expected", method: method)
+                    }
+                    verb = v
+                default: throw FlickrError.usage("bad option 'verb': GET or POST expected", method: method)
+                }
+                s.pop()
+                switch s.rawGet(field: "timeout", in: 3) {
+                case .nil: break
+                case .number: timeout = s.number(at: -1)
+                default: throw FlickrError.usage("bad option 'timeout': seconds expected", method: method)
+                }
+                s.pop()
+            }
+            return self.callReturn(method, arguments, verb: verb, timeout: timeout)
+        }
+    }
+}

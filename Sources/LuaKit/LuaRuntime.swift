@@ -1,0 +1,183 @@
+import CLuaShim
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A Lua 5.4 state with its own thread: the one safe way into Lua from Swift.
+///
+/// ```swift
+/// let lua = try LuaRuntime()
+/// let sum = try await lua.perform { L in try L.run("return 1 + 1") }   // [.integer(2)]
+/// ```
+///
+/// - Every use of the state happens on the runtime's dedicated thread (never a Swift
+///   concurrency pool thread): hand it work with ``perform(reentrant:_:)`` from async code or
+///   ``performAndWait(_:)`` from a plain thread. Jobs run one at a time, in order.
+/// - A Swift function called from Lua may wait for async work (``LuaReturn/await(_:)``): the
+///   Lua thread blocks (running *reentrant* jobs meanwhile), or, inside coroutines of
+///   ``LuaState/runConcurrently(count:concurrency:start:finish:)``, yields so that many calls
+///   overlap.
+/// - ``interrupt()`` (or ``LuaInterruptHandle`` from a signal handler) stops running Lua code
+///   with the error "interrupted!" and cancels an awaited call.
+/// - ``close()`` (or the last reference going away) closes the state on its thread; Swift
+///   functions registered in it are released then.
+public final class LuaRuntime: Sendable {
+    /// How to create a runtime.
+    public struct Configuration: Sendable {
+        /// Stack size of the Lua thread, in bytes (C recursion of Lua and of conversions).
+        public var stackSize: Int
+        /// Instructions between two checks for an interrupt (the count hook).
+        public var hookInterval: Int32
+        /// Open Lua's standard libraries (`luaL_openlibs`).
+        public var openStandardLibraries: Bool
+
+        public init(stackSize: Int = 16 << 20, hookInterval: Int32 = 1000, openStandardLibraries: Bool = true) {
+            self.stackSize = stackSize
+            self.hookInterval = hookInterval
+            self.openStandardLibraries = openStandardLibraries
+        }
+    }
+
+    let host: LuaHost
+
+    /// Creates a state, opens the standard libraries and starts its thread.
+    public init(_ configuration: Configuration = Configuration()) throws(LuaError) {
+        host = try LuaHost(stackSize: configuration.stackSize, hookInterval: configuration.hookInterval,
+                           openLibraries: configuration.openStandardLibraries)
+        try host.start()
+    }
+
+    deinit {
+        host.stop()
+    }
+
+    /// Runs `body` on the Lua thread with the main state and returns its result.
+    ///
+    /// With `reentrant: false` (the default) the job runs when no other job runs. With
+    /// `reentrant: true` it may also run while a running call is blocked waiting for async
+    /// work, with the waiting thread's state (progress callbacks use this). The stack is reset
+    /// to its height after the job. Throws ``LuaError`` of kind `closed` after ``close()``.
+    public func perform<T: Sendable>(reentrant: Bool = false,
+                                     _ body: @escaping @Sendable (LuaState) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let job = LuaJob(reentrant: reentrant) { state in
+                continuation.resume(with: Result { try body(state) })
+            }
+            if !host.post(job) {
+                continuation.resume(throwing: LuaError(kind: .closed, message: "the Lua runtime is closed"))
+            }
+        }
+    }
+
+    /// Posts `body` without waiting for it (see ``perform(reentrant:_:)``); false when closed.
+    @discardableResult
+    public func post(reentrant: Bool = false, _ body: @escaping @Sendable (LuaState) -> Void) -> Bool {
+        host.post(LuaJob(reentrant: reentrant, body: body))
+    }
+
+    /// Runs `body` on the Lua thread and blocks the calling thread until it is done. Called on
+    /// the Lua thread itself (from inside a job or a Swift function), it runs `body` at once
+    /// with the state of the innermost running call. Never call it from async code.
+    public func performAndWait<T>(_ body: (LuaState) throws -> T) throws -> T {
+        if host.isLuaThread {
+            return try body(LuaState(host.current))
+        }
+        return try withoutActuallyEscaping(body) { escapable in
+            let box = UncheckedBox<Result<T, any Error>?>(nil)
+            let done = UncheckedBox(Semaphore())
+            let bodyBox = UncheckedBox(escapable)
+            let job = LuaJob(reentrant: false) { state in
+                box.value = Result { try bodyBox.value(state) }
+                done.value.signal()
+            }
+            guard host.post(job) else { throw LuaError(kind: .closed, message: "the Lua runtime is closed") }
+            done.value.wait()
+            return try box.value!.get()
+        }
+    }
+
+    /// Stops running Lua code: at the next hook check the running code raises "interrupted!"
+    /// (kind ``LuaError/Kind/interrupted``); a call blocked on async work is cancelled and
+    /// raises the same. A pending interrupt is cleared when the next job starts.
+    public func interrupt() { lk_host_interrupt(host.flags) }
+
+    /// A handle whose ``LuaInterruptHandle/interrupt()`` is async-signal-safe (for a SIGINT
+    /// handler). Valid while the runtime is open.
+    public var interruptHandle: LuaInterruptHandle { LuaInterruptHandle(host: host.flags) }
+
+    /// Whether the caller runs on the Lua thread.
+    public var isLuaThread: Bool { host.isLuaThread }
+
+    /// Closes the state after the jobs already posted, and waits until it is closed.
+    /// Must not be called on the Lua thread.
+    public func close() {
+        precondition(!host.isLuaThread, "LuaRuntime.close() called on the Lua thread")
+        host.stop()
+        host.waitUntilFinished()
+    }
+}
+
+/// Interrupts a runtime from anywhere, signal handlers included: it stores a flag and posts a
+/// semaphore, nothing else (no allocation, no locks, no reference counting).
+public struct LuaInterruptHandle: @unchecked Sendable {
+    let host: OpaquePointer
+
+    /// See ``LuaRuntime/interrupt()``.
+    public func interrupt() { lk_host_interrupt(host) }
+}
+
+/// A value moved between threads under external synchronisation (a semaphore).
+final class UncheckedBox<T>: @unchecked Sendable {
+    var value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// A counting semaphore for plain threads.
+final class Semaphore: @unchecked Sendable {
+    private var sem = sem_t()
+
+    init() { sem_init(&sem, 0, 0) }
+    deinit { sem_destroy(&sem) }
+
+    func signal() { sem_post(&sem) }
+
+    func wait() {
+        while sem_wait(&sem) != 0 && errno == EINTR {}
+    }
+}
+
+/// Posts jobs to the Lua thread of a state without holding its runtime alive: what async work
+/// started by a Swift function uses to call back into Lua (progress callbacks, prompts).
+public struct LuaJobPoster: Sendable {
+    private final class WeakHost: @unchecked Sendable {
+        weak var host: LuaHost?
+        init(_ host: LuaHost) { self.host = host }
+    }
+
+    private let box: WeakHost
+
+    init(host: LuaHost) { box = WeakHost(host) }
+
+    /// See ``LuaRuntime/post(reentrant:_:)``; false when the runtime is gone.
+    @discardableResult
+    public func post(reentrant: Bool = true, _ body: @escaping @Sendable (LuaState) -> Void) -> Bool {
+        box.host?.post(LuaJob(reentrant: reentrant, body: body)) ?? false
+    }
+
+    /// Runs `body` on the Lua thread (reentrantly, so it also runs while the caller's Lua code
+    /// is blocked waiting) and waits for it; returns nil when the runtime is gone.
+    public func run<T: Sendable>(_ body: @escaping @Sendable (LuaState) -> T) async -> T? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+            let posted = post(reentrant: true) { state in continuation.resume(returning: body(state)) }
+            if !posted { continuation.resume(returning: nil) }
+        }
+    }
+}
+
+extension LuaState {
+    /// A poster for this state's Lua thread (see ``LuaJobPoster``).
+    public var jobPoster: LuaJobPoster { LuaJobPoster(host: host) }
+}

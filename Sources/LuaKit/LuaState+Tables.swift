@@ -1,0 +1,198 @@
+import CLuaShim
+
+/// Tables: raw access (never runs metamethods, cannot raise) and protected access (may run
+/// `__index`/`__newindex`, throws on error).
+extension LuaState {
+    /// [-0, +1] Pushes a new table with room for `array` sequence and `record` other entries.
+    public func newTable(array: Int32 = 0, record: Int32 = 0) { lua_createtable(pointer, array, record) }
+
+    /// [-0, +1] Pushes `t[field]` without metamethods; returns its type.
+    @discardableResult
+    public func rawGet(field: String, in table: Int32) -> LuaType {
+        let t = absoluteIndex(table)
+        push(field)
+        return LuaType(rawValue: lua_rawget(pointer, t)) ?? .nil
+    }
+
+    /// [-1, +0] `t[field] = top` without metamethods.
+    public func rawSet(field: String, in table: Int32) {
+        let t = absoluteIndex(table)
+        push(field)
+        insert(at: -2)
+        lua_rawset(pointer, t)
+    }
+
+    /// [-0, +1] Pushes `t[index]` without metamethods; returns its type.
+    @discardableResult
+    public func rawGet(index: Int64, in table: Int32) -> LuaType {
+        LuaType(rawValue: lua_rawgeti(pointer, table, index)) ?? .nil
+    }
+
+    /// [-1, +0] `t[index] = top` without metamethods.
+    public func rawSet(index: Int64, in table: Int32) { lua_rawseti(pointer, table, index) }
+
+    /// [-1, +1] Replaces the key on top by `t[key]`, without metamethods; returns its type.
+    @discardableResult
+    public func rawGet(in table: Int32) -> LuaType { LuaType(rawValue: lua_rawget(pointer, table)) ?? .nil }
+
+    /// [-2, +0] `t[key] = value` (key and value on top) without metamethods.
+    public func rawSet(in table: Int32) { lua_rawset(pointer, table) }
+
+    /// The raw length (`#` without `__len`) of a table or string.
+    public func rawLength(at index: Int32) -> Int64 { Int64(lua_rawlen(pointer, index)) }
+
+    /// [-1, +(2|0)] Table traversal: pops a key, pushes the next key and value and returns true,
+    /// or pushes nothing and returns false at the end. Start with nil; pass back only keys this
+    /// function produced, unchanged (read string keys with ``bytes(at:)``, not ``string(at:)``).
+    public func next(tableAt table: Int32) -> Bool { lua_next(pointer, table) != 0 }
+
+    /// The keys of a table and the types of their values, read raw (for completion and
+    /// inspection: no metamethod runs). Keys other than strings, numbers and booleans are skipped.
+    public func rawEntries(ofTableAt index: Int32) -> [(key: LuaValue, type: LuaType)] {
+        let t = absoluteIndex(index)
+        guard type(at: t) == .table, ensureStack(3) else { return [] }
+        var out: [(LuaValue, LuaType)] = []
+        pushNil()
+        while next(tableAt: t) {
+            let valueType = type(at: -1)
+            switch type(at: -2) {
+            case .string: out.append((.string(LuaString(bytes: bytes(at: -2) ?? [])), valueType))
+            case .number:
+                out.append((isInteger(at: -2) ? .integer(integer(at: -2) ?? 0) : .number(lua_tonumberx(pointer, -2, nil)), valueType))
+            case .boolean: out.append((.boolean(boolean(at: -2)), valueType))
+            default: break
+            }
+            pop()
+        }
+        return out
+    }
+
+    /// [-0, +1] Pushes `t[field]`, running `__index` if needed.
+    public func getField(_ field: String, in table: Int32) throws(LuaError) {
+        let status = lk_pgetfield(pointer, table, field)
+        if status != LUA_OK { throw host.makeError(status: status, on: pointer, traceback: nil) }
+    }
+
+    /// [-1, +0] `t[field] = top`, running `__newindex` if needed.
+    public func setField(_ field: String, in table: Int32) throws(LuaError) {
+        let status = lk_psetfield(pointer, table, field)
+        if status != LUA_OK { throw host.makeError(status: status, on: pointer, traceback: nil) }
+    }
+
+    /// [-1, +1] Replaces the key on top by `t[key]`, running `__index` if needed.
+    public func getTable(_ table: Int32) throws(LuaError) {
+        let status = lk_pgettable(pointer, table)
+        if status != LUA_OK { throw host.makeError(status: status, on: pointer, traceback: nil) }
+    }
+
+    /// [-2, +0] `t[key] = value` (key, value on top), running `__newindex` if needed.
+    public func setTable(_ table: Int32) throws(LuaError) {
+        let status = lk_psettable(pointer, table)
+        if status != LUA_OK { throw host.makeError(status: status, on: pointer, traceback: nil) }
+    }
+
+    /// The length operator `#v` (runs `__len`).
+    public func length(at index: Int32) throws(LuaError) -> Int64 {
+        let status = lk_plen(pointer, index)
+        if status != LUA_OK { throw host.makeError(status: status, on: pointer, traceback: nil) }
+        defer { pop() }
+        guard let n = integer(at: -1) else { throw LuaError(kind: .runtime, message: "object length is not an integer") }
+        return n
+    }
+
+    // MARK: - Globals and modules
+
+    /// [-0, +1] Pushes the global `name` (raw access to the globals table); returns its type.
+    @discardableResult
+    public func getGlobal(_ name: String) -> LuaType {
+        pushGlobals()
+        let t = rawGet(field: name, in: -1)
+        remove(at: -2)
+        return t
+    }
+
+    /// [-1, +0] Sets the global `name` to the value on top (raw access).
+    public func setGlobal(_ name: String) {
+        pushGlobals()
+        insert(at: -2)
+        rawSet(field: name, in: -2)
+        pop()
+    }
+
+    /// Sets a global to a value.
+    public func setGlobal(_ name: String, to value: LuaValue) throws(LuaError) {
+        try push(value)
+        setGlobal(name)
+    }
+
+    /// [-1, +0] Registers the value on top as a loaded module: `require(name)` returns it.
+    public func registerModule(_ name: String) throws(LuaError) {
+        let status = lk_prequiref(pointer, name)
+        if status != LUA_OK { throw host.makeError(status: status, on: pointer, traceback: nil) }
+    }
+
+    /// `package.path` (nil when the package library is not open).
+    public var packagePath: String? {
+        guard getGlobal("package") == .table else {
+            pop()
+            return nil
+        }
+        defer { pop(2) }
+        return rawGet(field: "path", in: -1) == .string ? string(at: -1) : nil
+    }
+
+    /// Sets `package.path`. Does nothing when the package library is not open.
+    public func setPackagePath(_ path: String) {
+        guard getGlobal("package") == .table else {
+            pop()
+            return
+        }
+        push(path)
+        rawSet(field: "path", in: -2)
+        pop()
+    }
+
+    /// Sets the global `arg` as lua.c does: `arg[0]` the script, `arg[1…]` its arguments,
+    /// negative indices the interpreter and its options (`interpreter[0]` at the lowest index).
+    public func setScriptArguments(script: String, arguments: [String], interpreter: [String] = []) {
+        newTable(array: Int32(arguments.count), record: Int32(interpreter.count + 1))
+        for (i, a) in interpreter.enumerated() {
+            push(a)
+            rawSet(index: Int64(i - interpreter.count), in: -2)
+        }
+        push(script)
+        rawSet(index: 0, in: -2)
+        for (i, a) in arguments.enumerated() {
+            push(a)
+            rawSet(index: Int64(i + 1), in: -2)
+        }
+        setGlobal("arg")
+    }
+
+    // MARK: - Metatables
+
+    /// [-0, +1] Pushes the registry metatable `name`, creating it (with `__name`) on first use;
+    /// returns true when it was created.
+    @discardableResult
+    public func pushMetatable(named name: String) -> Bool {
+        luaL_newmetatable(pointer, name) != 0
+    }
+
+    /// [-1, +0] Pops a table (or nil) and sets it as the metatable of the value at `index`.
+    public func setMetatable(of index: Int32) {
+        let i = absoluteIndex(index)
+        lua_setmetatable(pointer, i)
+    }
+
+    /// [-0, +(1|0)] Pushes the metatable of the value at `index` and returns true, or pushes
+    /// nothing and returns false.
+    public func pushMetatable(of index: Int32) -> Bool { lua_getmetatable(pointer, index) != 0 }
+
+    /// Collects garbage (a full cycle); finalizers run.
+    public func collectGarbage() { _ = lk_gc(pointer, LUA_GCCOLLECT) }
+
+    /// Memory in use by Lua, in bytes.
+    public var memoryInUse: Int {
+        Int(lk_gc(pointer, LUA_GCCOUNT)) * 1024 + Int(lk_gc(pointer, LUA_GCCOUNTB))
+    }
+}

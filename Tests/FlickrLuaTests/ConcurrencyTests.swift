@@ -1,0 +1,111 @@
+import FlickrAPI
+import FlickrLua
+import FlickrProtocol
+import FlickrLuaSandbox
+import FlickrSandbox
+import Foundation
+import LuaKit
+import Testing
+
+@Suite(.serialized) struct ConcurrencyTests {
+    /// Issue 4's proof: with 100 ms latency, flickr.map over 32 getInfo calls at concurrency 8
+    /// takes about 4 × 100 ms (sequential: 3.2 s). The bound asserted is 1.2 s.
+    @Test func mapOverlapsCalls() async throws {
+        let config = try TemporaryDirectory()
+        let (server, session) = try await FlickrLuaSandbox.start(options: Session.options(config: config.path))
+        defer { session.close() }
+        _ = try await session.run("""
+            ids = {}
+            for i, p in ipairs(flickr.photos.search{ user_id = "me", per_page = 32 }.photos.photo) do ids[i] = p.id end
+            assert(#ids == 32)
+            """)
+        await server.setLatency(milliseconds: 100)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let r = try await session.run("""
+            local infos = flickr.map(ids, function(id) return flickr.photos.getInfo{ photo_id = id } end, { concurrency = 8 })
+            for i, info in ipairs(infos) do assert(info.photo.id == ids[i]) end
+            return #infos
+            """)
+        let elapsed = clock.now - start
+        // Sequential, for the record (same latency).
+        let seqStart = clock.now
+        _ = try await session.run("for i = 1, 8 do flickr.photos.getInfo{ photo_id = ids[i] } end")
+        let sequential8 = clock.now - seqStart
+        try? await server.stop()
+        print("flickr.map: 32 getInfo at concurrency 8 with 100 ms latency took \(elapsed) (8 sequential calls took \(sequential8))")
+        #expect(r == [32])
+        #expect(elapsed < .milliseconds(1200), "took \(elapsed)")
+        #expect(elapsed >= .milliseconds(400), "took \(elapsed): faster than the latency allows")
+    }
+
+    /// With a rate configured, N calls take at least (N − burst) / rate seconds, even in flickr.map.
+    @Test func rateLimiterHolds() async throws {
+        let config = try TemporaryDirectory()
+        let (server, session) = try await FlickrLuaSandbox.start(options: Session.options(config: config.path))
+        defer { session.close() }
+        let (n, burst, rate) = (12, 2, 10.0)
+        _ = try await session.run("flickr.configure{ rate = \(rate), burst = \(burst) }")
+        // Let the bucket fill to its burst.
+        try await Task.sleep(for: .milliseconds(300))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let r = try await session.run("""
+            local list = {}
+            for i = 1, \(n) do list[i] = i end
+            return #flickr.map(list, function(i) return flickr.test.echo{ i = i } end, { concurrency = 8 })
+            """)
+        let elapsed = clock.now - start
+        try? await server.stop()
+        let floor = Double(n - burst) / rate
+        print("rate limit: \(n) calls at \(rate)/s burst \(burst) took \(elapsed) (floor \(floor) s)")
+        #expect(r == [.integer(Int64(n))])
+        #expect(elapsed >= .milliseconds(Int64(floor * 1000) - 20), "took \(elapsed), floor \(floor) s")
+    }
+
+    /// Interrupting a blocked call cancels it: a flickr.Error of kind "cancelled", at once.
+    @Test func interruptCancelsACall() async throws {
+        let config = try TemporaryDirectory()
+        let (server, session) = try await FlickrLuaSandbox.start(options: Session.options(config: config.path))
+        defer { session.close() }
+        await server.setLatency(milliseconds: 5000)
+        let runtime = session.runtime
+        Task.detached {
+            try await Task.sleep(for: .milliseconds(300))
+            runtime.interrupt()
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let r = try await session.run("""
+            local ok, e = pcall(flickr.test.echo, {})
+            return ok, e.kind, e.message, tostring(e)
+            """)
+        let elapsed = clock.now - start
+        try? await server.stop()
+        #expect(r == [false, "cancelled", "interrupted!", "flickr.test.echo: interrupted!"])
+        #expect(elapsed < .seconds(3), "took \(elapsed)")
+    }
+
+    /// The mapped response in Lua is the Swift tree, value for value.
+    @Test func luaTablesMatchTheSwiftTree() async throws {
+        let config = try TemporaryDirectory()
+        let (server, session) = try await FlickrLuaSandbox.start(options: Session.options(config: config.path))
+        defer { session.close() }
+        let tree = try await session.client.call("flickr.photos.search", ["user_id": "me", "per_page": "50", "extras": "tags,url_q,description"])
+        let lua = try await session.run("return flickr.photos.search{ user_id = 'me', per_page = 50, extras = 'tags,url_q,description' }")
+        try? await server.stop()
+        #expect(lua.count == 1)
+        #expect(Self.value(tree) == lua.first)
+    }
+
+    static func value(_ node: FlickrNode) -> LuaValue {
+        switch node {
+        case .string(let s): return .string(s)
+        case .list(let l): return l.isEmpty ? .map([:]) : .array(l.map(value))
+        case .map(let m):
+            var out: [LuaValue: LuaValue] = [:]
+            for (k, v) in m { out[.string(k)] = value(v) }
+            return .map(out)
+        }
+    }
+}

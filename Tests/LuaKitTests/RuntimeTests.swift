@@ -1,0 +1,232 @@
+import Foundation
+import LuaKit
+import Synchronization
+import Testing
+
+@Suite struct RuntimeTests {
+    @Test func functionsAreReleasedWhenCollected() async throws {
+        let lua = try LuaRuntime()
+        defer { lua.close() }
+        let live = LiveCount()
+        try await lua.perform { L in
+            for i in 0..<100 {
+                let held = Tracker(live)
+                L.push(function: "f\(i)") { _ in
+                    withExtendedLifetime(held) {}
+                    return 0
+                }
+                L.setGlobal("f\(i)")
+            }
+        }
+        #expect(live.count == 100)
+        try await lua.perform { L in
+            try L.run("for i = 0, 49 do _G['f' .. i] = nil end; collectgarbage(); collectgarbage()")
+        }
+        #expect(live.count == 50)
+        lua.close()
+        #expect(live.count == 0)
+    }
+
+    @Test func performAndWaitFromAPlainThread() throws {
+        let lua = try LuaRuntime()
+        defer { lua.close() }
+        let result = Mutex<[LuaValue]>([])
+        let thread = Thread {
+            let r = try? lua.performAndWait { L in try L.run("return _VERSION, 6 * 7") }
+            result.withLock { $0 = r ?? [] }
+        }
+        thread.start()
+        while !thread.isFinished { usleep(1000) }
+        #expect(result.withLock { $0 } == ["Lua 5.4", 42])
+        #expect(!lua.isLuaThread)
+    }
+
+    @Test func asyncCallsBlockOutsideTheScheduler() async throws {
+        let r = try await withLua { L in
+            L.push(function: "sleepy") { call in
+                let ms = try call.integer(1)
+                return .await(LuaAsync({ try await Task.sleep(for: .milliseconds(ms)); return ms * 2 }) { state, v in
+                    state.push(v)
+                    return 1
+                })
+            }
+            L.setGlobal("sleepy")
+            // Top level, inside a comparator (not yieldable), inside a user coroutine.
+            return try L.run("""
+                local a = sleepy(10)
+                local t = {3, 1, 2}
+                table.sort(t, function(x, y) sleepy(1) return x < y end)
+                local co = coroutine.wrap(function() return sleepy(5) end)
+                return a, table.concat(t), co()
+                """)
+        }
+        #expect(r == [20, "123", 10])
+    }
+
+    @Test func schedulerOverlapsAsyncCalls() async throws {
+        let (values, elapsed) = try await withLua { L -> ([LuaValue], Duration) in
+            L.push(function: "sleepy") { call in
+                let ms = try call.integer(1)
+                return .await(LuaAsync({ try await Task.sleep(for: .milliseconds(ms)); return ms }) { state, v in
+                    state.push(v)
+                    return 1
+                })
+            }
+            L.setGlobal("sleepy")
+            try L.load("local i = ...; local t = {}; table.sort(t, function() return false end); return sleepy(100) + i, select('#', sleepy(1))", name: "=task")
+            let task = LuaRef(popping: L)
+            var results = [LuaValue](repeating: .nil, count: 20)
+            let clock = ContinuousClock()
+            let start = clock.now
+            try L.runConcurrently(count: 20, concurrency: 10, start: { i, thread in
+                task.push(onto: thread)
+                thread.push(Int64(i))
+                return 1
+            }, finish: { i, thread, n in
+                results[i] = try thread.value(at: -n)
+            })
+            return (results, clock.now - start)
+        }
+        #expect(values == (0..<20).map { LuaValue.integer(100 + Int64($0)) })
+        // 20 calls of 100 ms, 10 at a time: about 200 ms, far below the 2 s of a sequential run.
+        #expect(elapsed < .milliseconds(1000), "took \(elapsed)")
+    }
+
+    @Test func schedulerRethrowsTheFirstErrorAndBlocksWhereItCannotYield() async throws {
+        let r = try await withLua { L -> [LuaValue] in
+            L.push(function: "sleepy") { call in
+                let ms = try call.integer(1)
+                return .await(LuaAsync({ () async throws -> Int64 in
+                    try await Task.sleep(for: .milliseconds(ms))
+                    if ms == 13 { throw StructuredError(code: 13, message: "async failure") }
+                    return ms
+                }) { state, v in
+                    state.push(v)
+                    return 1
+                })
+            }
+            L.setGlobal("sleepy")
+            try L.load("""
+                local i = ...
+                -- a metamethod cannot yield: the call blocks there instead of failing
+                local t = setmetatable({}, { __index = function(_, k) return sleepy(k) end })
+                return t[i]
+                """, name: "=task")
+            let task = LuaRef(popping: L)
+            do {
+                try L.runConcurrently(count: 30, concurrency: 4, start: { i, thread in
+                    task.push(onto: thread)
+                    thread.push(Int64(i == 7 ? 13 : 5))
+                    return 1
+                }, finish: { _, _, _ in })
+                return []
+            } catch let e as LuaError {
+                // The Lua error value keeps its identity; the Swift error rides along.
+                return [.integer((e.underlying as? StructuredError)?.code ?? -1), e.value?["code"] ?? .nil]
+            }
+        }
+        #expect(r == [13, 13])
+    }
+
+    @Test func interruptStopsRunningCode() async throws {
+        let lua = try LuaRuntime()
+        defer { lua.close() }
+        Task.detached {
+            try await Task.sleep(for: .milliseconds(200))
+            lua.interrupt()
+        }
+        let error = try await lua.perform { L -> LuaError? in
+            do {
+                // Also inside a coroutine: the hook is inherited.
+                try L.run("coroutine.wrap(function() while true do end end)()")
+                return nil
+            } catch let e as LuaError { return e }
+        }
+        #expect(error?.kind == .interrupted)
+        #expect(error?.message.contains("interrupted!") == true)
+        // The runtime stays usable.
+        #expect(try await lua.perform { L in try L.run("return 1") } == [1])
+    }
+
+    @Test func interruptCancelsAnAwaitedCall() async throws {
+        let lua = try LuaRuntime()
+        defer { lua.close() }
+        let cancelled = Flag()
+        try await lua.perform { L in
+            L.push(function: "forever") { _ in
+                .await(LuaAsync({ () async throws -> Int64 in
+                    do {
+                        try await Task.sleep(for: .seconds(30))
+                    } catch {
+                        cancelled.set()
+                        throw error
+                    }
+                    return 0
+                }) { _, _ in 0 })
+            }
+            L.setGlobal("forever")
+        }
+        Task.detached {
+            try await Task.sleep(for: .milliseconds(200))
+            lua.interruptHandle.interrupt()
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = try await lua.perform { L -> LuaError? in
+            do {
+                try L.run("forever()")
+                return nil
+            } catch let e as LuaError { return e }
+        }
+        #expect(clock.now - start < .seconds(5))
+        #expect(error?.kind == .interrupted)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(cancelled.isSet)
+    }
+
+    /// A reentrant job posted from another thread runs while a call waits (progress callbacks).
+    @Test func reentrantJobsRunDuringAWait() async throws {
+        let lua = try LuaRuntime()
+        defer { lua.close() }
+        try await lua.perform { L in
+            L.push(function: "wait") { _ in
+                .await(LuaAsync({ () async throws -> Int64 in
+                    lua.post(reentrant: true) { state in
+                        _ = try? state.run("events[#events + 1] = 'progress'")
+                    }
+                    try await Task.sleep(for: .milliseconds(100))
+                    return 1
+                }) { _, _ in 0 })
+            }
+            L.setGlobal("wait")
+        }
+        let r = try await lua.perform { L in
+            try L.run("events = {}; wait(); events[#events + 1] = 'done'; return table.concat(events, ',')")
+        }
+        #expect(r == ["progress,done"])
+    }
+
+    @Test func globalsPathAndArguments() async throws {
+        let r = try await withLua { L in
+            L.setScriptArguments(script: "s.lua", arguments: ["a", "b"], interpreter: ["flickr"])
+            L.setPackagePath("/x/?.lua;" + (L.packagePath ?? ""))
+            try L.setGlobal("answer", to: 42)
+            L.newTable()
+            L.push("hello")
+            L.rawSet(field: "greeting", in: -2)
+            try L.registerModule("mymod")
+            let entries = L.rawEntries(ofTableAt: { L.pushGlobals(); return -1 }())
+            L.pop()
+            #expect(entries.contains { $0.key == "answer" && $0.type == .number })
+            return try L.run("return arg[0], arg[1], arg[2], arg[-1], package.path:sub(1, 9), answer, require('mymod').greeting")
+        }
+        #expect(r == ["s.lua", "a", "b", "flickr", "/x/?.lua;", 42, "hello"])
+    }
+}
+
+/// A flag shared with async work.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
+}

@@ -1,0 +1,110 @@
+-- Error tables for each kind, with the sandbox's fault injection.
+local check = require "check"
+local eq, ok = check.eq, check.ok
+local creds = sandbox.credentials
+
+flickr.configure{ retries = 0 }
+
+-- api: Flickr's code and message; tostring as FlickrError.description; pcall returns it intact.
+local e = check.flickr_error("api", flickr.photos.getInfo, { photo_id = "999999999999" })
+eq(e.code, 1)
+eq(e.method, "flickr.photos.getInfo")
+eq(tostring(e), "flickr.photos.getInfo: [1] " .. e.message)
+eq(getmetatable(e), flickr.Error)
+ok(type(e.traceback) == "nil" or type(e.traceback) == "string", "traceback field")
+local ok1, e2 = pcall(error, e)
+ok(not ok1 and rawequal(e, e2), "re-raised error table keeps its identity")
+
+-- An unknown key: with OAuth a 401 (consumer key unknown), with the legacy api_key code 100.
+flickr.configure{ api_key = "not-a-key" }
+e = check.flickr_error("oauth", flickr.test.echo, {})
+eq(e.status, 401)
+flickr.configure{ token = false, token_secret = false }
+e = check.flickr_error("api", flickr.test.echo, {})
+eq(e.code, 100)
+ok(tostring(e):find("^flickr.test.echo: %[100%] Invalid API Key"), tostring(e))
+flickr.configure{ api_key = creds.api_key, token = creds.oauth_token, token_secret = creds.oauth_token_secret }
+
+-- oauth: a wrong token secret → 401 signature_invalid with Flickr's debug_sbs.
+flickr.configure{ token_secret = "wrong-secret" }
+e = check.flickr_error("oauth", flickr.test.login, {})
+eq(e.status, 401)
+eq(e.oauth_problem, "signature_invalid")
+ok(e.debug_sbs and e.debug_sbs:find("GET&", 1, true) == 1, "debug_sbs")
+ok(e.signed_base_string, "the base string we signed")
+ok(not tostring(e):find("wrong-secret", 1, true), "no secret in the message")
+flickr.configure{ token_secret = creds.oauth_token_secret }
+eq(flickr.test.login{}.user.id, creds.user_nsid)
+
+-- http: 5xx with an HTML body; 429 with Retry-After; HTML on 200.
+sandbox.faults("5xx=1")
+e = check.flickr_error("http", flickr.test.echo, {})
+ok(e.status >= 500 and e.status < 600, "5xx status " .. tostring(e.status))
+sandbox.faults("429=1")
+e = check.flickr_error("http", flickr.test.echo, {})
+eq(e.status, 429)
+ok(type(e.retry_after) == "number", "retry_after")
+sandbox.faults("html=1")
+e = check.flickr_error("http", flickr.test.echo, {})
+
+-- network: the connection is reset mid-answer.
+sandbox.faults("reset=1")
+e = check.flickr_error("network", flickr.test.echo, {})
+
+-- A truncated body: the connection breaks mid-answer (network) or the XML ends early (parse).
+sandbox.faults("truncate=1")
+e = check.raises(flickr.test.echo, {})
+ok(e.kind == "network" or e.kind == "parse", tostring(e))
+sandbox.faults("")
+
+-- parse: a body that is not well-formed XML (the echoed NUL byte is not allowed in XML).
+e = check.flickr_error("parse", flickr.test.echo, { nul = "a\0b" })
+ok(tostring(e):find("malformed", 1, true), tostring(e))
+
+-- Retries apply to reads: with retries on, a flaky sandbox still answers.
+flickr.configure{ retries = 6 }
+sandbox.faults("5xx=0.5")
+for _ = 1, 5 do eq(flickr.test.echo{ a = "b" }.stat, "ok") end
+sandbox.faults("")
+flickr.configure{ retries = 0 }
+
+-- timeout: a slow answer beyond the call's timeout.
+sandbox.latency(1500)
+e = check.flickr_error("timeout", flickr.call, "flickr.test.echo", {}, { timeout = 0.3 })
+sandbox.latency(0)
+
+-- usage: missing credentials name the ways to provide them.
+flickr.configure{ api_key = false }
+e = check.flickr_error("usage", flickr.test.echo, {})
+ok(e.message:find("FLICKR_API_KEY", 1, true) and e.message:find("--sandbox", 1, true), e.message)
+flickr.configure{ api_key = creds.api_key }
+
+-- usage: configure checks its keys.
+e = check.flickr_error("usage", flickr.configure, { no_such_setting = 1 })
+ok(e.message:find("no_such_setting", 1, true), e.message)
+
+-- A read token cannot write (99), in the error's fields.
+local read = sandbox.issue_token{ perms = "read" }
+flickr.configure{ token = read.token, token_secret = read.secret }
+e = check.flickr_error("api", flickr.photos.addTags, { photo_id = "1", tags = "x" })
+eq(e.code, 99)
+flickr.configure{ token = creds.oauth_token, token_secret = creds.oauth_token_secret }
+
+-- Errors cross flickr.map with their identity.
+local inner
+local ok2, got = pcall(flickr.map, { 1, 2, 3 }, function(i)
+  if i == 2 then
+    local _, err = pcall(flickr.photos.getInfo, { photo_id = "0" })
+    inner = err
+    error(err)
+  end
+  return i
+end)
+ok(not ok2 and rawequal(got, inner), "flickr.map re-raises the same error table")
+eq(got.code, 1)
+
+-- Lua errors (strings) from inside map come out too.
+ok2, got = pcall(flickr.map, { 1 }, function() error("plain failure", 0) end)
+eq(got, "plain failure")
+
+check.done("test_errors")

@@ -1,0 +1,79 @@
+-- walk, URL helpers, help, methods, config.
+local check = require "check"
+local eq, ok = check.eq, check.ok
+
+-- walk: every item of every page, lazily.
+local first = flickr.photos.search{ user_id = "me", per_page = 7 }
+local total = tonumber(first.photos.total)
+ok(total > 14, "the demo world has photos: " .. tostring(total))
+local seen, ids = 0, {}
+for photo in flickr.walk("flickr.photos.search", { user_id = "me", per_page = 7, extras = "tags" }) do
+  seen = seen + 1
+  ok(not ids[photo.id], "no photo twice")
+  ids[photo.id] = true
+end
+eq(seen, total, "walk visits every photo")
+local limited = 0
+for _ in flickr.walk("flickr.photos.search", { user_id = "me", per_page = 5 }, { max_pages = 2 }) do limited = limited + 1 end
+eq(limited, 10)
+check.flickr_error("usage", flickr.walk, nil)
+
+-- URL helpers.
+local p = flickr.photos.search{ user_id = "me", per_page = 1, extras = "original_format,path_alias" }.photos.photo[1]
+local base = sandbox.url .. "/static/" .. p.server .. "/" .. p.id .. "_" .. p.secret
+eq(flickr.photo_url(p, "z"), base .. "_z.jpg")
+eq(flickr.photo_url(p), base .. ".jpg")
+eq(flickr.photo_url(p, "s"), base .. "_s.jpg")
+eq(flickr.photo_url(p, "o"), sandbox.url .. "/static/" .. p.server .. "/" .. p.id .. "_" .. p.originalsecret .. "_o." .. p.originalformat)
+-- h needs its own secret: url_h when present, else one getSizes call.
+local h = flickr.photo_url({ id = p.id, server = p.server, secret = p.secret }, "h")
+ok(h:find("_h%.jpg$") or h:find("_h%.") , "large 1600 from getSizes: " .. h)
+local sizes = flickr.photos.getSizes{ photo_id = p.id }.sizes.size
+local from_sizes
+for _, s in ipairs(sizes) do if s.label == "Large 1600" then from_sizes = s.source end end
+eq(h, from_sizes)
+check.flickr_error("usage", flickr.photo_url, p, "xx")
+check.flickr_error("usage", flickr.photo_url, "not a table")
+
+local page = flickr.photo_page_url(p)
+ok(page == sandbox.url .. "/photos/" .. (p.pathalias ~= "" and p.pathalias or p.owner) .. "/" .. p.id .. "/"
+   or page == sandbox.url .. "/photos/" .. p.owner .. "/" .. p.id .. "/", page)
+eq(flickr.short_url("49155"), "https://flic.kr/p/fBv") -- 49155 = 14·58² + 35·58 + 29 in Flickr's base58
+eq(flickr.photo_id_from_short_url(flickr.short_url(p.id)), p.id)
+check.flickr_error("usage", flickr.short_url, "abc")
+
+-- help and methods.
+local help = flickr.help("flickr.photos.search")
+eq(help.name, "flickr.photos.search")
+eq(help.perms, "none")
+local text = tostring(help)
+ok(text:find("flickr.photos.search", 1, true) and text:find("per_page", 1, true) and text:find("optional:", 1, true), text)
+ok(tostring(flickr.help("photos.addTags")):find("required:", 1, true), "required arguments listed")
+eq(flickr.help("photos.addTags").verb, "POST")
+ok(tostring(flickr.help()):find("flickr.map", 1, true), "module overview")
+check.flickr_error("usage", flickr.help, "flickr.no.such")
+local names = flickr.methods()
+for i = 2, #names do ok(names[i - 1] < names[i], "sorted") end
+eq(#flickr.methods("flickr.photosets."), #flickr.methods("photosets."))
+ok(#flickr.methods("photosets.") > 5, "prefix filter")
+
+-- config: secrets redacted, rate unlimited against the sandbox.
+local c = flickr.config()
+eq(c.api_key, sandbox.credentials.api_key)
+eq(c.rate, "unlimited")
+for k, v in pairs(c) do
+  for _, secret in ipairs{ sandbox.credentials.api_secret, sandbox.credentials.oauth_token_secret, sandbox.credentials.oauth_token } do
+    ok(not tostring(v):find(secret, 1, true), "config." .. k .. " shows a secret")
+  end
+end
+ok(c.secret:find("•••", 1, true) == 1, "secret masked")
+flickr.configure{ rate = 2, burst = 3, timeout = 12, retries = 1 }
+c = flickr.config()
+eq(c.rate, 2)
+eq(c.burst, 3)
+eq(c.timeout, 12)
+eq(c.retries, 1)
+flickr.configure{ rate = "unlimited" }
+eq(flickr.config().rate, "unlimited")
+
+check.done("test_helpers")
