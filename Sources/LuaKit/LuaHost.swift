@@ -40,7 +40,7 @@ final class LuaHost: @unchecked Sendable {
     private let stackSize: Int
     private nonisolated(unsafe) var thread = pthread_t()
     private let threadReady = Mutex<pthread_t?>(nil)
-    private let finished = Mutex(false)
+    private let finished = Semaphore()
 
     // Lua-thread-only state.
     nonisolated(unsafe) var hostCoroutines: Set<OpaquePointer> = []
@@ -140,7 +140,7 @@ final class LuaHost: @unchecked Sendable {
         deliveries.removeAll()
         raisedErrors.removeAll()
         lua_close(main)
-        finished.withLock { $0 = true }
+        finished.signal()
     }
 
     private func runJob(_ job: LuaJob, on L: OpaquePointer) {
@@ -171,8 +171,10 @@ final class LuaHost: @unchecked Sendable {
         if first { lk_host_wake(flags) }
     }
 
+    /// Blocks until the thread closed the state.
     func waitUntilFinished() {
-        while !finished.withLock({ $0 }) { usleep(1000) }
+        finished.wait()
+        finished.signal()  // a latch: let any other waiter through too
     }
 
     deinit {

@@ -87,16 +87,25 @@ public final class LuaRuntime: Sendable {
         }
         return try withoutActuallyEscaping(body) { escapable in
             let box = UncheckedBox<Result<T, any Error>?>(nil)
-            let done = UncheckedBox(Semaphore())
-            let bodyBox = UncheckedBox(escapable)
+            let done = Semaphore()
+            // The job may outlive this call for a moment (the Lua thread still holds it after
+            // signalling), so it reaches `body` only through a box that it empties first.
+            let bodyBox = UncheckedBox<((LuaState) throws -> T)?>(escapable)
             let job = LuaJob(reentrant: false) { state in
-                box.value = Result { try bodyBox.value(state) }
-                done.value.signal()
+                box.value = Self.runOnce(bodyBox, state)
+                done.signal()
             }
             guard host.post(job) else { throw LuaError(kind: .closed, message: "the Lua runtime is closed") }
-            done.value.wait()
+            done.wait()
             return try box.value!.get()
         }
+    }
+
+    /// Runs and drops the boxed body (so nothing holds it once the result is out).
+    private static func runOnce<T>(_ bodyBox: UncheckedBox<((LuaState) throws -> T)?>, _ state: LuaState) -> Result<T, any Error> {
+        guard let body = bodyBox.value else { return .failure(LuaError(kind: .closed, message: "job ran twice")) }
+        bodyBox.value = nil
+        return Result { try body(state) }
     }
 
     /// Stops running Lua code: at the next hook check the running code raises "interrupted!"

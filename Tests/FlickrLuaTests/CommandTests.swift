@@ -13,7 +13,14 @@ import Testing
         return nil
     }()
 
-    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    /// Runs the binary on a plain thread (never blocking Swift concurrency's pool).
+    static func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try runBlocking(arguments) }) }.start()
+        }
+    }
+
+    static func runBlocking(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary!)
         process.arguments = arguments
@@ -38,37 +45,37 @@ import Testing
         return path
     }
 
-    @Test(.enabled(if: binary != nil)) func runsAScriptAgainstTheSandbox() throws {
+    @Test(.enabled(if: binary != nil)) func runsAScriptAgainstTheSandbox() async throws {
         let path = try Self.script("""
             #!/usr/bin/env flickr
             local n = select('#', ...)
             print(arg[0] ~= nil, arg[1], n, flickr.test.echo{ hello = "world" }.hello._text, require("flickr") == flickr)
             """)
-        let r = try Self.run(["--sandbox", path, "one", "two"])
+        let r = try await Self.run(["--sandbox", path, "one", "two"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "true\tone\t2\tworld\ttrue\n")
     }
 
-    @Test(.enabled(if: binary != nil)) func uncaughtErrorsReportAndExitOne() throws {
+    @Test(.enabled(if: binary != nil)) func uncaughtErrorsReportAndExitOne() async throws {
         let path = try Self.script("local function f() flickr.photos.getInfo{ photo_id = '0' } end\nf()\n")
-        let r = try Self.run(["--sandbox", path])
+        let r = try await Self.run(["--sandbox", path])
         #expect(r.status == 1)
         #expect(r.stderr.hasPrefix("flickr: flickr.photos.getInfo: [1] "), "\(r.stderr)")
         #expect(r.stderr.contains("stack traceback:"))
     }
 
-    @Test(.enabled(if: binary != nil)) func osExitAndMissingCredentials() throws {
-        let exit = try Self.run(["--sandbox", try Self.script("io.write('bye'); os.exit(3)")])
+    @Test(.enabled(if: binary != nil)) func osExitAndMissingCredentials() async throws {
+        let exit = try await Self.run(["--sandbox", try Self.script("io.write('bye'); os.exit(3)")])
         #expect(exit.status == 3)
         #expect(exit.stdout == "bye")
-        let none = try Self.run([try Self.script("flickr.test.echo{}")])
+        let none = try await Self.run([try Self.script("flickr.test.echo{}")])
         #expect(none.status == 1)
         #expect(none.stderr.contains("FLICKR_API_KEY"), "\(none.stderr)")
     }
 
-    @Test(.enabled(if: binary != nil)) func luaTestScriptThroughTheCommand() throws {
+    @Test(.enabled(if: binary != nil)) func luaTestScriptThroughTheCommand() async throws {
         let path = Fixtures.repository.appendingPathComponent("lua/tests/test_concurrency.lua").path
-        let r = try Self.run(["--sandbox", path])
+        let r = try await Self.run(["--sandbox", path])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("test_concurrency: ok"))
     }

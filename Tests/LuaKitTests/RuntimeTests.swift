@@ -76,16 +76,21 @@ import Testing
             try L.load("local i = ...; local t = {}; table.sort(t, function() return false end); return sleepy(100) + i, select('#', sleepy(1))", name: "=task")
             let task = LuaRef(popping: L)
             var results = [LuaValue](repeating: .nil, count: 20)
-            let clock = ContinuousClock()
-            let start = clock.now
-            try L.runConcurrently(count: 20, concurrency: 10, start: { i, thread in
-                task.push(onto: thread)
-                thread.push(Int64(i))
-                return 1
-            }, finish: { i, thread, n in
-                results[i] = try thread.value(at: -n)
-            })
-            return (results, clock.now - start)
+            var best = Duration.seconds(1000)
+            for _ in 0..<3 {  // best of three: a busy machine delays wake-ups, not overlap
+                let clock = ContinuousClock()
+                let start = clock.now
+                try L.runConcurrently(count: 20, concurrency: 10, start: { i, thread in
+                    task.push(onto: thread)
+                    thread.push(Int64(i))
+                    return 1
+                }, finish: { i, thread, n in
+                    results[i] = try thread.value(at: -n)
+                })
+                best = min(best, clock.now - start)
+                if best < .milliseconds(1000) { break }
+            }
+            return (results, best)
         }
         #expect(values == (0..<20).map { LuaValue.integer(100 + Int64($0)) })
         // 20 calls of 100 ms, 10 at a time: about 200 ms, far below the 2 s of a sequential run.
