@@ -124,7 +124,7 @@ extension FlickrClient {
                         mime = MIMEType.sniff(head.readBytes(length: head.readableBytes) ?? [])
                     }
                     let content: @Sendable () -> MultipartBody.ContentIterator = {
-                        let box = FileChunkBox(handle.readChunks(chunkLength: .mebibytes(1)).makeAsyncIterator())
+                        let box = FileChunkBox(handle.readChunks(chunkLength: .kibibytes(256)).makeAsyncIterator())
                         return MultipartBody.ContentIterator { try await box.next() }
                     }
                     return try await self.post(url: url, service: service, fields: fields, filename: source.filename,

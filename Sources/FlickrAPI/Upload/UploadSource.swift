@@ -14,7 +14,7 @@ public struct UploadSource: Sendable {
     /// The part's content type; nil means "from the file name, else sniffed".
     public var mimeType: String?
 
-    /// A file on disk, read in 1 MiB pieces while sending.
+    /// A file on disk, read in 256 KiB pieces while sending.
     public static func file(_ path: String, filename: String? = nil, mimeType: String? = nil) -> UploadSource {
         let name = filename ?? String(path.split(separator: "/").last ?? Substring(path))
         return UploadSource(kind: .file(path: path), filename: name, mimeType: mimeType)

@@ -45,6 +45,7 @@ extension SandboxEngine {
         var fieldBytes: [UInt8] = []
         var fieldsTotal = 0
         var hasher = SHA256()
+        var hashing = false
         var photoSeen = false
         do {
             for try await chunk in body {
@@ -56,13 +57,16 @@ extension SandboxEngine {
                             isPhoto = head.name == "photo" && !photoSeen
                             if isPhoto {
                                 photoSeen = true
+                                // Hashing costs as much as the disk write: do it only when a
+                                // duplicate check was asked for (else it is done later, on demand).
+                                hashing = result.fields.contains { $0.0 == "dedup_check" && ($0.1 == "1" || $0.1 == "2") }
                                 result.filename = head.filename
                                 try sink.open()
                             }
                             fieldBytes = []
                         case .data(let bytes):
                             if isPhoto {
-                                hasher.update(bufferPointer: bytes)
+                                if hashing { hasher.update(bufferPointer: bytes) }
                                 if result.head.count < 65_536 {
                                     result.head += bytes.prefix(65_536 - result.head.count)
                                 }
@@ -95,7 +99,7 @@ extension SandboxEngine {
         }
         if photoSeen {
             result.file = sink.url
-            result.sha256 = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+            if hashing { result.sha256 = Self.hex(hasher.finalize()) }
         }
         return result
     }
@@ -122,9 +126,24 @@ extension SandboxEngine {
         let params = request.parameters
         let isAsync = params["async"] == "1"
         let originalSecret = SandboxIDs.hex(10)
+        let dedup = !replace && (params["dedup_check"] == "1" || params["dedup_check"] == "2")
+        var contentHash = upload.sha256.isEmpty ? nil : upload.sha256
+        var knownHashes: [String: String] = [:]  // photo id → hash computed now
+        if dedup {
+            contentHash = contentHash ?? Self.sha256(of: file)
+            // Only photos of the same owner and size can be duplicates; hash those not hashed yet.
+            let candidates = store.read { s in
+                s.photos.values.filter { $0.owner == user && $0.fileSize == upload.size && $0.contentHash == nil }
+                    .compactMap { p in p.storedFile.map { (p.id, $0) } }
+            }
+            for (id, stored) in candidates {
+                if let h = Self.sha256(of: store.originalURL(stored)) { knownHashes[id] = h }
+            }
+        }
         let outcome: Result<(SandboxPhoto, String?), APIFailure> = store.update { s in
-            if !replace, let dedup = params["dedup_check"], dedup == "1" || dedup == "2",
-               let dup = s.photos.values.first(where: { $0.owner == user && $0.contentHash == upload.sha256 }) {
+            for (id, h) in knownHashes { s.photos[id]?.contentHash = h }
+            if dedup, let contentHash,
+               let dup = s.photos.values.first(where: { $0.owner == user && $0.contentHash == contentHash }) {
                 return .failure(APIFailure(9, "Duplicate photo/video detected", extra: [.text("duplicate_photo_id", dup.id)]))
             }
             var photo: SandboxPhoto
@@ -161,7 +180,7 @@ extension SandboxEngine {
             photo.media = probe.media
             photo.width = probe.width.flatMap { $0 > 0 ? $0 : nil } ?? 1024
             photo.height = probe.height.flatMap { $0 > 0 ? $0 : nil } ?? 768
-            photo.contentHash = upload.sha256
+            photo.contentHash = contentHash
             photo.fileSize = upload.size
             photo.storedFile = "\(photo.id)_\(originalSecret)_o.\(probe.format)"
             s.photos[photo.id] = photo
@@ -195,6 +214,23 @@ extension SandboxEngine {
     }
 }
 
+extension SandboxEngine {
+    static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
+        digest.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// SHA-256 of a file, read in 1 MiB pieces; nil when it cannot be read.
+    static func sha256(of url: URL) -> String? {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            hasher.update(data: chunk)
+        }
+        return hex(hasher.finalize())
+    }
+}
+
 /// Writes an upload's photo part to a temp file, batching writes and doing them on NIO's
 /// blocking-I/O thread pool so request handling never waits on the disk.
 final class UploadSink: @unchecked Sendable {
@@ -222,11 +258,11 @@ final class UploadSink: @unchecked Sendable {
 
     func flush() async throws {
         guard fd >= 0, !pending.isEmpty else { return }
-        let data = pending
-        pending.removeAll(keepingCapacity: true)
         let fd = self.fd
-        try await NIOThreadPool.singleton.runIfActive {
-            try data.withUnsafeBytes { raw in
+        // Write the buffer itself (no copy); once the write is done the buffer is unique again,
+        // so clearing it keeps its storage and no new memory is touched per batch.
+        try await NIOThreadPool.singleton.runIfActive { [pending] in
+            try pending.withUnsafeBytes { raw in
                 var offset = 0
                 while offset < raw.count {
                     let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
@@ -238,6 +274,7 @@ final class UploadSink: @unchecked Sendable {
                 }
             }
         }
+        pending.removeAll(keepingCapacity: true)
     }
 
     func close() throws {
