@@ -30,7 +30,7 @@ public enum FlickrXML {
     /// top-level key); any other root `r` gives `{r: …}`.
     public static func parse(_ bytes: UnsafeRawBufferPointer, rule: ListRule) throws(FlickrParseError) -> FlickrNode {
         guard !bytes.isEmpty else { throw FlickrParseError(message: "empty document") }
-        let builder = XMLTreeBuilder(rule: rule)
+        var builder = XMLTreeBuilder(rule: rule)
         try builder.run(bytes)
         return builder.result()
     }
@@ -50,16 +50,31 @@ public enum FlickrXML {
 }
 
 /// One parse: a stack of open elements, each collecting its attributes, text and children.
-final class XMLTreeBuilder {
+///
+/// A struct reached by the C callbacks through a pointer (not a class): the hot path pays no
+/// reference counting on the builder and no dynamic exclusivity checks.
+struct XMLTreeBuilder {
     struct Frame {
         var name: String
         var map: FlickrMap
         var text: [UInt8]
         var hasChildren: Bool
+        /// ``ListRule/emptyListChild(of:)`` for this element's name.
+        var emptyListChild: String?
+    }
+
+    /// libxml2 interns element and attribute names in its dictionary, so one name always arrives
+    /// as the same pointer during a parse: a small pointer-keyed cache turns them into Strings
+    /// (and per-name list facts) once instead of once per occurrence.
+    struct NameEntry {
+        var pointer: UnsafeRawPointer?
+        var name: String
+        var emptyListChild: String?
     }
 
     let rule: ListRule
     var stack: [Frame] = []
+    var names = [NameEntry](repeating: NameEntry(pointer: nil, name: "", emptyListChild: nil), count: 256)
     var rootName: String?
     var root: FlickrNode?
 
@@ -74,13 +89,12 @@ final class XMLTreeBuilder {
         return .map(FlickrMap(keys: [rootName ?? "root"], values: [root]))
     }
 
-    func run(_ bytes: UnsafeRawBufferPointer) throws(FlickrParseError) {
+    mutating func run(_ bytes: UnsafeRawBufferPointer) throws(FlickrParseError) {
         var handlers = fx_handlers(start_element: saxStartElement, end_element: saxEndElement,
                                    characters: saxCharacters)
         var message = [CChar](repeating: 0, count: 256)
         var line: Int32 = 0
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        let rc = withExtendedLifetime(self) {
+        let rc = withUnsafeMutablePointer(to: &self) { me in
             fx_parse(bytes.baseAddress!.assumingMemoryBound(to: CChar.self), bytes.count, &handlers, me,
                      &message, message.count, &line)
         }
@@ -91,34 +105,62 @@ final class XMLTreeBuilder {
         if root == nil { throw FlickrParseError(message: "no root element") }
     }
 
+    /// Slot of `p` in `names` (open addressing, linear probing). When the table is full (a
+    /// document with hundreds of distinct names), the name is not cached and -1 is returned.
     @inline(__always)
-    func start(name: String, attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>?, count: Int) {
+    mutating func entry(_ p: UnsafePointer<CChar>) -> Int {
+        let key = UnsafeRawPointer(p)
+        var slot = Int(truncatingIfNeeded: (UInt(bitPattern: p) &* 0x9E37_79B9_7F4A_7C15) >> 56)
+        for _ in 0..<names.count {
+            guard let occupant = names[slot].pointer else {
+                let name = String(cString: p)
+                names[slot] = NameEntry(pointer: key, name: name, emptyListChild: rule.emptyListChild(of: name))
+                return slot
+            }
+            if occupant == key { return slot }
+            slot = (slot + 1) & (names.count - 1)
+        }
+        return -1
+    }
+
+    /// The name at `p` (and its list facts), cached or not.
+    @inline(__always)
+    mutating func nameEntry(_ p: UnsafePointer<CChar>) -> NameEntry {
+        let slot = entry(p)
+        if slot >= 0 { return names[slot] }
+        let name = String(cString: p)
+        return NameEntry(pointer: nil, name: name, emptyListChild: rule.emptyListChild(of: name))
+    }
+
+    @inline(__always)
+    mutating func start(name pointer: UnsafePointer<CChar>, attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>?, count: Int) {
+        let element = nameEntry(pointer)
         var map = FlickrMap()
         if count > 0, let attributes {
             map.reserveCapacity(count + 1)
             for i in 0..<count {
                 let base = attributes + i * 3
                 guard let localname = base[0], let value = base[1], let end = base[2] else { continue }
-                let key = String(cString: localname)
+                let key = nameEntry(localname).name
                 let buffer = UnsafeRawBufferPointer(start: value, count: end - value)
                 var string = String(decoding: buffer, as: UTF8.self)
-                if buffer.contains(UInt8(ascii: "&")) {
+                if memchr(value, Int32(UInt8(ascii: "&")), buffer.count) != nil {
                     string = string.replacingAll("&#38;", with: "&")
                 }
                 map.appendUnchecked(key, .string(string))
             }
         }
         if !stack.isEmpty { stack[stack.count - 1].hasChildren = true }
-        stack.append(Frame(name: name, map: map, text: [], hasChildren: false))
+        stack.append(Frame(name: element.name, map: map, text: [], hasChildren: false, emptyListChild: element.emptyListChild))
     }
 
     @inline(__always)
-    func characters(_ p: UnsafePointer<CChar>, _ n: Int) {
+    mutating func characters(_ p: UnsafePointer<CChar>, _ n: Int) {
         guard !stack.isEmpty else { return }
         stack[stack.count - 1].text.append(contentsOf: UnsafeRawBufferPointer(start: p, count: n))
     }
 
-    func end() {
+    mutating func end() {
         guard var frame = stack.popLast() else { return }
         if !frame.text.isEmpty, !frame.text.allSatisfy(Self.isSpace) {
             frame.map[FlickrNode.textKey] = .string(String(decoding: frame.text, as: UTF8.self))
@@ -130,7 +172,7 @@ final class XMLTreeBuilder {
                 }
             }
         }
-        if let child = rule.emptyListChild(of: frame.name), frame.map.index(forKey: child) == nil {
+        if let child = frame.emptyListChild, frame.map.index(forKey: child) == nil {
             frame.map.appendUnchecked(child, .list([]))
         }
         let node = FlickrNode.map(frame.map)
@@ -192,24 +234,24 @@ extension String {
     }
 }
 
-// MARK: - SAX callbacks (C function pointers; the builder travels as user data)
+// MARK: - SAX callbacks (C function pointers; a pointer to the builder travels as user data)
 
 @inline(__always)
-private func builder(_ ctx: UnsafeMutableRawPointer?) -> XMLTreeBuilder {
-    Unmanaged<XMLTreeBuilder>.fromOpaque(ctx!).takeUnretainedValue()
+private func builder(_ ctx: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<XMLTreeBuilder> {
+    ctx!.assumingMemoryBound(to: XMLTreeBuilder.self)
 }
 
 private let saxStartElement: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int32,
                                              UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Void = { ctx, name, n, attrs in
     guard let name else { return }
-    builder(ctx).start(name: String(cString: name), attributes: attrs, count: Int(n))
+    builder(ctx).pointee.start(name: name, attributes: attrs, count: Int(n))
 }
 
 private let saxEndElement: @convention(c) (UnsafeMutableRawPointer?) -> Void = { ctx in
-    builder(ctx).end()
+    builder(ctx).pointee.end()
 }
 
 private let saxCharacters: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int32) -> Void = { ctx, ch, len in
     guard let ch, len > 0 else { return }
-    builder(ctx).characters(ch, Int(len))
+    builder(ctx).pointee.characters(ch, Int(len))
 }
