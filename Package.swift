@@ -114,7 +114,15 @@ let package = Package(
         ),
         .executableTarget(
             name: "flickr",
-            dependencies: ["FlickrLua", "FlickrLuaSandbox", "LuaKit", "FlickrSandbox"]
+            dependencies: ["FlickrShell"]
+        ),
+        // The `flickr` command: REPL, lua.c-compatible runner, subcommands.
+        .target(
+            name: "FlickrShell",
+            dependencies: [
+                "FlickrLua", "FlickrLuaSandbox", "LuaKit", "FlickrAPI", "CReadline",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "flickr-sandbox",
@@ -170,6 +178,10 @@ let package = Package(
             dependencies: ["LuaKit"]
         ),
         // FlickrLua and the lua/tests scripts against the in-process sandbox.
+        .testTarget(
+            name: "FlickrShellTests",
+            dependencies: ["FlickrShell", "FlickrSandbox", "FlickrTestSupport"]
+        ),
         .testTarget(
             name: "FlickrLuaTests",
             dependencies: ["FlickrLua", "FlickrLuaSandbox", "LuaKit", "FlickrAPI", "FlickrProtocol", "FlickrSandbox",

@@ -1,0 +1,139 @@
+import FlickrLua
+import FlickrSandbox
+import Foundation
+import LuaKit
+
+/// lua.c's `pmain`, step by step: `arg`, `LUA_INIT`, `-e`/`-l` in order, the script (or stdin),
+/// then the REPL when asked for or when nothing else was given and stdin is a terminal.
+enum LuaMode {
+    static func run(_ inv: Invocation, environment: [String: String]) async -> Int32 {
+        let session: FlickrLuaSession
+        let server: FlickrSandboxServer?
+        do {
+            (session, server) = try await FlickrShell.makeSession(inv, environment: environment)
+        } catch {
+            FileHandleOutput.standardError(FlickrShell.report(error) + "\n")
+            return 1
+        }
+        defer {
+            session.close()
+            if let server { Task.detached { try? await server.stop() } }
+        }
+        if inv.version { print(versionLine()) }
+        do {
+            try await prepare(inv, session: session, environment: environment)
+            for action in inv.actions { try await perform(action, session: session) }
+            if let script = inv.script { try await runScript(script, inv, session: session) }
+        } catch {
+            fflush(nil)
+            FileHandleOutput.standardError(FlickrShell.report(error) + "\n")
+            return 1
+        }
+        let startREPL: Bool
+        if inv.interactive {
+            startREPL = true
+        } else if inv.script == nil && inv.actions.isEmpty && !inv.version {
+            if Terminal.stdinIsTerminal {
+                print(versionLine())
+                startREPL = true
+            } else {
+                // lua.c: `dofile(L, NULL)` — standard input as one chunk.
+                do {
+                    try await runStandardInput(session: session)
+                } catch {
+                    fflush(nil)
+                    FileHandleOutput.standardError(FlickrShell.report(error) + "\n")
+                    return 1
+                }
+                startREPL = false
+            }
+        } else {
+            startREPL = false
+        }
+        fflush(nil)
+        guard startREPL else { return 0 }
+        let options = REPLOptions(color: Terminal.colorEnabled(noColorOption: inv.noColor, environment: environment),
+                                  historyPath: historyPath(environment), banner: false)
+        return await REPL.run(session: session, options: options)
+    }
+
+    static func versionLine() -> String {
+        "flickr \(FlickrShell.version) (SwiftFlickr) — \(luaRelease)  Copyright (C) 1994-2023 Lua.org, PUC-Rio"
+    }
+
+    static var luaRelease: String { "Lua 5.4" }
+
+    /// `$XDG_STATE_HOME/flickr/history` (default `~/.local/state/flickr/history`).
+    static func historyPath(_ env: [String: String]) -> String? {
+        if let state = env["XDG_STATE_HOME"], !state.isEmpty { return state + "/flickr/history" }
+        guard let home = env["HOME"], !home.isEmpty else { return nil }
+        return home + "/.local/state/flickr/history"
+    }
+
+    /// `arg`, warnings, `LUA_INIT_5_4` / `LUA_INIT` (unless `-E`).
+    static func prepare(_ inv: Invocation, session: FlickrLuaSession, environment: [String: String]) async throws {
+        // lua.c createargtable: with no script, arg[0] is the program and the options follow it.
+        let scriptName = inv.script ?? inv.interpreterArguments.first ?? "flickr"
+        let interpreter = inv.script == nil ? [] : inv.interpreterArguments
+        let arguments = inv.script == nil ? Array(inv.interpreterArguments.dropFirst()) : inv.scriptArguments
+        let warnings = inv.warnings
+        try await session.runtime.perform { state in
+            state.setScriptArguments(script: scriptName, arguments: arguments, interpreter: interpreter)
+            if warnings { _ = try state.run("warn('@on')", name: "=(command line)") }
+        }
+        guard !inv.ignoreEnvironment else { return }
+        let (name, value): (String, String?) = environment["LUA_INIT_5_4"].map { ("=LUA_INIT_5_4", $0) }
+            ?? ("=LUA_INIT", environment["LUA_INIT"])
+        guard let value, !value.isEmpty else { return }
+        if value.hasPrefix("@") {
+            try await runFile(String(value.dropFirst()), session: session)
+        } else {
+            try await runChunk(value, name: name, session: session)
+        }
+    }
+
+    static func perform(_ action: Invocation.Action, session: FlickrLuaSession) async throws {
+        switch action {
+        case .execute(let chunk):
+            try await runChunk(chunk, name: "=(command line)", session: session)
+        case .require(let global, let module):
+            try await session.runtime.perform { state in
+                _ = state.getGlobal("require")
+                state.push(module)
+                try state.pcall(arguments: 1, results: 1)
+                state.setGlobal(global)
+            }
+        }
+    }
+
+    static func runChunk(_ source: String, name: String, session: FlickrLuaSession) async throws {
+        try await session.runtime.perform { state in
+            try state.load(source, name: name)
+            try state.pcall(arguments: 0, results: 0)
+        }
+    }
+
+    static func runFile(_ path: String, session: FlickrLuaSession) async throws {
+        try await session.runtime.perform { state in
+            try state.loadFile(path)
+            try state.pcall(arguments: 0, results: 0)
+        }
+    }
+
+    /// The script with its arguments as `...` (`-` is standard input).
+    static func runScript(_ script: String, _ inv: Invocation, session: FlickrLuaSession) async throws {
+        let arguments = inv.scriptArguments
+        try await session.runtime.perform { state in
+            try state.loadFile(script == "-" ? nil : script)  // luaL_loadfile skips a #! first line
+            for a in arguments { state.push(a) }
+            try state.pcall(arguments: Int32(arguments.count), results: 0)
+        }
+    }
+
+    static func runStandardInput(session: FlickrLuaSession) async throws {
+        try await session.runtime.perform { state in
+            try state.loadFile(nil)
+            try state.pcall(arguments: 0, results: 0)
+        }
+    }
+}
