@@ -64,3 +64,17 @@ import FlickrTestSupport
         #expect(TagString.parse(TagString.join(["cat", "black cat", "a:b=c d"])) == ["cat", "black cat", "a:b=c d"])
     }
 }
+
+@Suite struct HelpTextTests {
+    @Test func helpTextIsPlainAndComplete() throws {
+        let m = try #require(MethodCatalog.shared.method("flickr.photos.setTags"))
+        let text = m.helpText
+        #expect(text.hasPrefix("flickr.photos.setTags  (POST, needs write permission)"))
+        #expect(text.contains("Required arguments:\n  photo_id"))
+        #expect(text.contains("2 Maximum number of tags reached"))
+        let search = try #require(MethodCatalog.shared.method("flickr.photos.search")).helpText
+        #expect(search.contains("Optional arguments:"))
+        #expect(!search.contains("<a href") && !search.contains("&quot;"))
+        #expect(FlickrMethod.plainText("<b>Do</b> &amp; &lt;x&gt;\n  y") == "Do & <x> y")
+    }
+}

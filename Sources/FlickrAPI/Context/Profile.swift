@@ -9,12 +9,14 @@ public struct FlickrProfile: Codable, Sendable, Hashable, CustomStringConvertibl
     public var userNSID: String?
     public var username: String?
     public var perms: String?
+    public var fullname: String?
     /// A base URL other than Flickr's (`--endpoint`), if the token belongs to one.
     public var endpoint: String?
 
     public init(apiKey: String? = nil, apiSecret: String? = nil, oauthToken: String? = nil,
                 oauthTokenSecret: String? = nil, userNSID: String? = nil, username: String? = nil,
-                perms: String? = nil, endpoint: String? = nil) {
+                perms: String? = nil, fullname: String? = nil, endpoint: String? = nil) {
+        self.fullname = fullname
         self.apiKey = apiKey
         self.apiSecret = apiSecret
         self.oauthToken = oauthToken
@@ -27,7 +29,7 @@ public struct FlickrProfile: Codable, Sendable, Hashable, CustomStringConvertibl
 
     enum CodingKeys: String, CodingKey {
         case apiKey = "api_key", apiSecret = "api_secret", oauthToken = "oauth_token"
-        case oauthTokenSecret = "oauth_token_secret", userNSID = "user_nsid", username, perms, endpoint
+        case oauthTokenSecret = "oauth_token_secret", userNSID = "user_nsid", username, perms, fullname, endpoint
     }
 
     /// Fields of `other` fill the ones missing here (`self` wins).
@@ -35,7 +37,8 @@ public struct FlickrProfile: Codable, Sendable, Hashable, CustomStringConvertibl
         FlickrProfile(apiKey: apiKey ?? other.apiKey, apiSecret: apiSecret ?? other.apiSecret,
                       oauthToken: oauthToken ?? other.oauthToken, oauthTokenSecret: oauthTokenSecret ?? other.oauthTokenSecret,
                       userNSID: userNSID ?? other.userNSID, username: username ?? other.username,
-                      perms: perms ?? other.perms, endpoint: endpoint ?? other.endpoint)
+                      perms: perms ?? other.perms, fullname: fullname ?? other.fullname,
+                      endpoint: endpoint ?? other.endpoint)
     }
 
     /// The credentials from `FLICKR_API_KEY`, `FLICKR_API_SECRET`, `FLICKR_OAUTH_TOKEN`,
@@ -54,8 +57,8 @@ public struct FlickrProfile: Codable, Sendable, Hashable, CustomStringConvertibl
     }
 }
 
-/// Profiles on disk: `$XDG_CONFIG_HOME/flickr/NAME.json` (default `~/.config/flickr/`),
-/// written atomically with mode 0600.
+/// Profiles on disk: `$XDG_CONFIG_HOME/flickr/profiles/NAME.json` (default
+/// `~/.config/flickr/profiles/`), written atomically with mode 0600.
 public struct ProfileStore: Sendable {
     public let directory: URL
 
@@ -63,13 +66,13 @@ public struct ProfileStore: Sendable {
         self.directory = directory
     }
 
-    /// The store under `$XDG_CONFIG_HOME/flickr` or `~/.config/flickr`.
+    /// The store under `$XDG_CONFIG_HOME/flickr/profiles` or `~/.config/flickr/profiles`.
     public init(environment env: [String: String] = ProcessInfo.processInfo.environment) {
         if let xdg = env["XDG_CONFIG_HOME"], !xdg.isEmpty {
-            directory = URL(fileURLWithPath: xdg).appendingPathComponent("flickr")
+            directory = URL(fileURLWithPath: xdg).appendingPathComponent("flickr/profiles")
         } else {
             let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-            directory = URL(fileURLWithPath: home).appendingPathComponent(".config/flickr")
+            directory = URL(fileURLWithPath: home).appendingPathComponent(".config/flickr/profiles")
         }
     }
 

@@ -1,10 +1,142 @@
+import FlickrAPI
+import FlickrLua
+import FlickrProtocol
+import FlickrSandbox
 import Foundation
+import LuaKit
 
-/// `flickr call|login|logout|whoami|help`.
+/// `flickr call|login|logout|whoami|help` (CLI.md). Exit statuses: 0 success, 1 a Flickr or
+/// network failure, 2 a usage problem (bad arguments, no credentials).
 enum Subcommands {
     static func run(_ name: String, arguments: [String], invocation: Invocation,
                     environment: [String: String]) async -> Int32 {
-        FileHandleOutput.standardError("flickr: \(name): not implemented yet\n")
-        return 2
+        do {
+            switch name {
+            case "call": return try await Call.run(arguments, invocation, environment)
+            case "login": return try await Login.run(arguments, invocation, environment)
+            case "logout": return try Logout.run(arguments, invocation, environment)
+            case "whoami": return try await WhoAmI.run(arguments, invocation, environment)
+            case "help": return Help.run(arguments)
+            default: throw Invocation.UsageError(message: "unknown subcommand \(name)")
+            }
+        } catch let error as Invocation.UsageError {
+            FileHandleOutput.standardError("flickr \(name): \(error.message)\n")
+            return 2
+        } catch let error as FlickrError {
+            FileHandleOutput.standardError("flickr \(name): \(error)\n")
+            return error.kind == .usage ? 2 : 1
+        } catch {
+            FileHandleOutput.standardError(FlickrShell.report(error) + "\n")
+            return 1
+        }
+    }
+
+    /// Splits `args` into options (`--name value`, `--flag`) and positional words.
+    static func options(_ args: [String], flags: Set<String>, valued: Set<String>)
+        throws(Invocation.UsageError) -> (options: [String: String], positional: [String]) {
+        var options: [String: String] = [:]
+        var positional: [String] = []
+        var i = 0
+        while i < args.count {
+            let a = args[i]
+            if a.hasPrefix("--") {
+                var name = String(a.dropFirst(2))
+                var value: String?
+                if let eq = name.firstIndex(of: "=") {
+                    value = String(name[name.index(after: eq)...])
+                    name = String(name[..<eq])
+                }
+                if flags.contains(name), value == nil {
+                    options[name] = "1"
+                } else if valued.contains(name) {
+                    if value == nil {
+                        i += 1
+                        guard i < args.count else { throw Invocation.UsageError(message: "--\(name) needs a value") }
+                        value = args[i]
+                    }
+                    options[name] = value
+                } else {
+                    throw Invocation.UsageError(message: "unknown option --\(name)")
+                }
+            } else {
+                positional.append(a)
+            }
+            i += 1
+        }
+        return (options, positional)
+    }
+
+    /// The client for a subcommand: sandbox, or credentials from options, environment, profile.
+    static func session(_ invocation: Invocation, _ environment: [String: String], profile: String? = nil) async throws
+        -> (session: FlickrLuaSession, server: FlickrSandboxServer?) {
+        var inv = invocation
+        if let profile { inv.profile = profile }
+        return try await FlickrShell.makeSession(inv, environment: environment)
+    }
+}
+
+/// `flickr call METHOD [key=value ...] [--json] [--verb GET|POST]`
+enum Call {
+    static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
+        let (options, words) = try Subcommands.options(args, flags: ["json"], valued: ["verb"])
+        guard let method = words.first else { throw Invocation.UsageError(message: "usage: flickr call METHOD [key=value ...] [--json] [--verb GET|POST]") }
+        var arguments: [(String, String)] = []
+        for word in words.dropFirst() {
+            guard let eq = word.firstIndex(of: "="), eq != word.startIndex else {
+                throw Invocation.UsageError(message: "argument '\(word)' is not key=value")
+            }
+            arguments.append((String(word[..<eq]), String(word[word.index(after: eq)...])))
+        }
+        var verb: HTTPVerb?
+        if let v = options["verb"] {
+            guard let parsed = HTTPVerb(rawValue: v.uppercased()) else { throw Invocation.UsageError(message: "--verb must be GET or POST") }
+            verb = parsed
+        }
+        let (session, server) = try await Subcommands.session(inv, env)
+        defer {
+            session.close()
+            if let server { Task.detached { try? await server.stop() } }
+        }
+        guard !session.client.context.apiKey.isEmpty else { throw FlickrError.missingCredentials("API key", method: method) }
+        let rsp: FlickrNode
+        do throws(FlickrError) {
+            rsp = try await session.client.call(method, arguments: arguments, verb: verb)
+        } catch {
+            // A Flickr error: `[code] message` on stderr, status 1 (a usage error: 2).
+            let text = error.code.map { "[\($0)] \(error.message)" } ?? error.description
+            FileHandleOutput.standardError(text + "\n")
+            return error.kind == .usage ? 2 : 1
+        }
+        if options["json"] != nil {
+            print(FlickrJSON.serialize(rsp, sortedKeys: true, pretty: true))
+        } else {
+            print(try await prettyLua(rsp, session: session))
+        }
+        return 0
+    }
+
+    /// The response as the REPL prints it: the Lua table, through `flickr.pretty`.
+    static func prettyLua(_ rsp: FlickrNode, session: FlickrLuaSession) async throws -> String {
+        try await session.runtime.perform { state in
+            let values = try state.run("""
+                local tree = ...
+                return require("flickr.pretty").format(tree, { depth = math.huge, items = math.huge })
+                """, name: "=(flickr call)", arguments: [LuaValue(tree: rsp)])
+            return values.first?.stringValue ?? ""
+        }
+    }
+}
+
+extension LuaValue {
+    /// A mapped response as a Lua value: maps → tables with string keys, lists → arrays.
+    init(tree: FlickrNode) {
+        switch tree {
+        case .string(let s): self = .string(LuaString(s))
+        case .list(let items): self = .array(items.map(LuaValue.init(tree:)))
+        case .map(let m):
+            var d: [LuaValue: LuaValue] = [:]
+            for (k, v) in m { d[.string(LuaString(k))] = LuaValue(tree: v) }
+            self = .map(d)
+        }
     }
 }

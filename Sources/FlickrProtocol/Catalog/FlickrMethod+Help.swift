@@ -1,0 +1,62 @@
+extension FlickrMethod {
+    /// The method's documentation as plain text (HTML from Flickr's reflection data reduced to
+    /// text): what `flickr help METHOD`, the REPL's `:doc` and `flickr.help` show.
+    public var helpText: String {
+        var lines: [String] = []
+        lines.append("\(name)  (\(verb), needs \(perms == .none ? "no" : perms.rawValue) permission)")
+        lines.append("")
+        lines.append(Self.wrap(Self.plainText(description), indent: "  "))
+        let explanation = Self.plainText(self.explanation)
+        if !explanation.isEmpty {
+            lines.append("")
+            lines.append(Self.wrap(explanation, indent: "  "))
+        }
+        let required = arguments.filter { !$0.optional }
+        let optional = arguments.filter(\.optional)
+        for (title, list) in [("Required arguments", required), ("Optional arguments", optional)] where !list.isEmpty {
+            lines.append("")
+            lines.append(title + ":")
+            for a in list {
+                let text = Self.plainText(a.description)
+                lines.append("  " + a.name + (text.isEmpty ? "" : "\n" + Self.wrap(text, indent: "      ")))
+            }
+        }
+        if !errors.isEmpty {
+            lines.append("")
+            lines.append("Errors:")
+            for e in errors { lines.append("  \(e.code) \(e.message)") }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Flickr's descriptions carry a little HTML: tags dropped, common entities decoded,
+    /// whitespace collapsed.
+    static func plainText(_ html: String) -> String {
+        var out = ""
+        var inTag = false
+        for ch in html {
+            if ch == "<" { inTag = true; continue }
+            if ch == ">" && inTag { inTag = false; continue }
+            if !inTag { out.append(ch) }
+        }
+        for (entity, char) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#039;", "'"), ("&amp;", "&")] {
+            out = out.replacingAll(entity, with: char)
+        }
+        return out.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).joined(separator: " ")
+    }
+
+    /// Wraps `text` at 96 columns with `indent` before every line.
+    static func wrap(_ text: String, indent: String, width: Int = 96) -> String {
+        var lines: [String] = []
+        var line = indent
+        for word in text.split(separator: " ") {
+            if line.count + word.count + 1 > width, line.count > indent.count {
+                lines.append(line)
+                line = indent
+            }
+            line += (line.count > indent.count ? " " : "") + word
+        }
+        if line.count > indent.count { lines.append(line) }
+        return lines.joined(separator: "\n")
+    }
+}

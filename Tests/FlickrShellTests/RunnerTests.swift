@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+import FlickrTestSupport
+
+/// The script runner behaves as lua.c does (CLI.md): options, `arg` and `...`, shebang,
+/// LUA_INIT, LUA_PATH, the shipped lua/ on the path, exit statuses, stdin as a chunk.
+@Suite(.timeLimit(.minutes(2)))
+struct RunnerTests {
+    let flickr: URL
+    let dir: URL
+    let env: [String: String]
+
+    init() throws {
+        flickr = try Products.executable("flickr")
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("flickr-runner-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        // No credentials, no user files: only what each test sets.
+        env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": dir.path,
+               "XDG_CONFIG_HOME": dir.path + "/config", "XDG_STATE_HOME": dir.path + "/state"]
+    }
+
+    func file(_ name: String, _ text: String) throws -> String {
+        let url = dir.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    func run(_ args: [String], env extra: [String: String] = [:], stdin: String? = nil) async throws -> Products.Result {
+        let r = try await Products.run(flickr, args, environment: env.merging(extra) { $1 }, stdin: stdin, directory: dir)
+        #expect(!r.timedOut, "flickr \(args) timed out")
+        return r
+    }
+
+    @Test func executesChunksInOrder() async throws {
+        let r = try await run(["-e", "x = 1", "-e", "x = x + 1", "-e", "print(x, math.type(x))"])
+        #expect(r.status == 0 && r.stdout == "2\tinteger\n")
+        let attached = try await run(["-eprint('attached')"])
+        #expect(attached.stdout == "attached\n")
+    }
+
+    @Test func requiresLibrariesIntoGlobals() async throws {
+        _ = try file("mods/greet.lua", "return { hello = function(n) return 'hello ' .. n end }")
+        let path = dir.path + "/mods/?.lua;;"
+        let r = try await run(["-l", "greet", "-l", "g=greet", "-e", "print(greet.hello('a'), g.hello('b'))"], env: ["LUA_PATH": path])
+        #expect(r.status == 0 && r.stdout == "hello a\thello b\n", "\(r.stderr)")
+        // ";;" kept the default path: a standard module path is still there.
+        let p = try await run(["-e", "print(package.path:find('/usr/', 1, true) ~= nil, package.path:find('mods', 1, true) ~= nil)"],
+                              env: ["LUA_PATH": path])
+        #expect(p.stdout == "true\ttrue\n")
+    }
+
+    @Test func argTableAndVarargs() async throws {
+        let script = try file("args.lua", "#!/usr/bin/env flickr\nprint(select('#', ...), ...)\nprint(arg[0] == ..., #arg, arg[1], arg[2], arg[-1], arg[-2])\n")
+        let r = try await run(["-e", "x=1", script, "a", "b c"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "2\ta\tb c")
+        #expect(lines.dropFirst().first == "false\t2\ta\tb c\tx=1\t-e")
+        let noScript = try await run(["-e", "print(arg[0] ~= nil, arg[1], arg[2])"])
+        #expect(noScript.stdout == "true\t-e\tprint(arg[0] ~= nil, arg[1], arg[2])\n")
+    }
+
+    @Test func luaInitVariables() async throws {
+        let r = try await run(["-e", "print(init)"], env: ["LUA_INIT": "init = 'plain'"])
+        #expect(r.stdout == "plain\n")
+        let initFile = try file("init.lua", "init = 'from file'")
+        let f = try await run(["-e", "print(init)"], env: ["LUA_INIT": "@" + initFile])
+        #expect(f.stdout == "from file\n")
+        let versioned = try await run(["-e", "print(init)"], env: ["LUA_INIT": "init = 'plain'", "LUA_INIT_5_4": "init = '5.4'"])
+        #expect(versioned.stdout == "5.4\n")
+        let ignored = try await run(["-E", "-e", "print(init)"], env: ["LUA_INIT": "init = 'plain'"])
+        #expect(ignored.stdout == "nil\n")
+        let broken = try await run(["-e", "print(1)"], env: ["LUA_INIT": "error('init failed')"])
+        #expect(broken.status == 1 && broken.stderr.contains("init failed") && broken.stdout.isEmpty)
+    }
+
+    @Test func shippedLuaDirectoryIsOnThePath() async throws {
+        let r = try await run(["-e", "print(require('flickr.pretty').format({b = 1, a = {1, 2.0}}))"])
+        #expect(r.status == 0 && r.stdout == "{ a = { 1, 2.0 }, b = 1 }\n", "\(r.stderr)")
+    }
+
+    @Test func exitStatuses() async throws {
+        let boom = try file("boom.lua", "local function f() error('boom') end\nf()\n")
+        let e = try await run([boom])
+        #expect(e.status == 1)
+        // Lua shortens long chunk names ("...") exactly as lua.c prints them.
+        #expect(e.stderr.hasPrefix("flickr: ") && e.stderr.contains("boom.lua:1: boom\nstack traceback:"))
+        #expect(e.stderr.contains("in local 'f'") || e.stderr.contains("in function"))
+        #expect(try await run(["-e", "io.write('kept'); os.exit(3)"]).status == 3)
+        let flushed = try await run(["-e", "io.write('kept'); os.exit(3)"])
+        #expect(flushed.stdout == "kept")
+        #expect(try await run(["-e", "os.exit(true)"]).status == 0)
+        #expect(try await run(["-e", "os.exit(false)"]).status == 1)
+        let syntax = try await run(["-e", "x = = 1"])
+        #expect(syntax.status == 1 && syntax.stderr.contains("unexpected symbol"))
+        let missing = try await run([dir.path + "/nope.lua"])
+        #expect(missing.status == 1 && missing.stderr.contains("cannot open"))
+        let tableError = try await run(["-e", "error(setmetatable({}, {__tostring = function() return 'custom' end}))"])
+        #expect(tableError.status == 1 && tableError.stderr.contains("custom"))
+    }
+
+    @Test func standardInputIsAChunk() async throws {
+        let piped = try await run([], stdin: "print('from stdin', 1 + 1)\n")
+        #expect(piped.status == 0 && piped.stdout == "from stdin\t2\n")
+        let dash = try await run(["-", "x", "y"], stdin: "print(...)\n")
+        #expect(dash.stdout == "x\ty\n")
+        let afterDashes = try await run(["--", "-"], stdin: "print('dash after --')\n")
+        #expect(afterDashes.stdout == "dash after --\n")
+    }
+
+    @Test func versionAndWarnings() async throws {
+        let v = try await run(["-v"])
+        #expect(v.status == 0 && v.stdout.contains("Lua 5.4"))
+        let w = try await run(["-W", "-e", "warn('careful')"])
+        #expect(w.stderr.contains("Lua warning: careful"))
+        let off = try await run(["-e", "warn('careful')"])
+        #expect(!off.stderr.contains("careful"))
+    }
+
+    @Test func badOptionsAreUsageErrors() async throws {
+        let r = try await run(["-x"])
+        #expect(r.status == 2 && r.stderr.contains("unrecognized option '-x'") && r.stderr.contains("usage:"))
+        let missing = try await run(["-e"])
+        #expect(missing.status == 2 && missing.stderr.contains("'-e' needs argument"))
+    }
+
+    @Test func noCredentialsGivesAHelpfulError() async throws {
+        let r = try await run(["-e", "flickr.test.login()"])
+        #expect(r.status == 1)
+        for word in ["FLICKR_API_KEY", "flickr login", "--sandbox"] { #expect(r.stderr.contains(word), "\(r.stderr)") }
+    }
+}

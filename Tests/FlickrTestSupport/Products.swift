@@ -1,0 +1,145 @@
+import Foundation
+
+/// The executables the package builds, for end-to-end tests that run them as a user would.
+public enum Products {
+    /// The built product `name`, next to the test bundle (`<scratch>/debug/`).
+    public static func executable(_ name: String) throws -> URL {
+        var candidates: [URL] = []
+        let argv0 = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var dir = argv0.deletingLastPathComponent()
+        for _ in 0..<4 {
+            candidates.append(dir.appendingPathComponent(name))
+            dir = dir.deletingLastPathComponent()
+        }
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name))
+        candidates.append(Fixtures.repository.appendingPathComponent(".build/debug/\(name)"))
+        if let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) { return found }
+        throw ProcessFailure(description: "\(name) is not built next to the tests (looked in \(candidates.map(\.path)))")
+    }
+
+    /// What a finished process left.
+    public struct Result: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+        /// True when the process had to be killed at the deadline.
+        public var timedOut: Bool
+    }
+
+    /// Runs `executable` to the end (killed after `timeout` seconds) on a plain thread, so the
+    /// waiting never blocks a Swift concurrency thread.
+    public static func run(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
+                           stdin: String? = nil, directory: URL? = nil, timeout: Double = 60) async throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        if let directory { process.currentDirectoryURL = directory }
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        return await withCheckedContinuation { continuation in
+            Thread {
+                let outBox = DataBox(), errBox = DataBox()
+                let group = DispatchGroup()
+                for (pipe, box) in [(output, outBox), (errors, errBox)] {
+                    group.enter()
+                    Thread {
+                        box.data = pipe.fileHandleForReading.readDataToEndOfFile()
+                        group.leave()
+                    }.start()
+                }
+                if let stdin {
+                    input.fileHandleForWriting.write(Data(stdin.utf8))
+                    try? input.fileHandleForWriting.close()
+                }
+                let deadline = Date().addingTimeInterval(timeout)
+                var timedOut = false
+                while process.isRunning {
+                    if Date() > deadline {
+                        timedOut = true
+                        process.terminate()
+                        usleep(200_000)
+                        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                        break
+                    }
+                    usleep(10_000)
+                }
+                process.waitUntilExit()
+                _ = group.wait(timeout: .now() + 10)
+                continuation.resume(returning: Result(status: process.terminationStatus,
+                                                      stdout: String(decoding: outBox.data, as: UTF8.self),
+                                                      stderr: String(decoding: errBox.data, as: UTF8.self), timedOut: timedOut))
+            }.start()
+        }
+    }
+
+    final class DataBox: @unchecked Sendable { var data = Data() }
+}
+
+/// A running process with its standard streams, driven line by line (login dialogs).
+public final class InteractiveProcess: @unchecked Sendable {
+    public let process = Process()
+    private let input = Pipe(), output = Pipe(), errors = Pipe()
+    private let lock = NSLock()
+    private var outText = ""
+    private var errText = ""
+
+    public init(_ executable: URL, _ arguments: [String], environment: [String: String]) throws {
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        for (pipe, isOut) in [(output, true), (errors, false)] {
+            Thread { [weak self] in
+                while true {
+                    let chunk = pipe.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    guard let self else { break }
+                    self.lock.lock()
+                    if isOut { self.outText += String(decoding: chunk, as: UTF8.self) } else { self.errText += String(decoding: chunk, as: UTF8.self) }
+                    self.lock.unlock()
+                }
+            }.start()
+        }
+    }
+
+    public var stdout: String { lock.lock(); defer { lock.unlock() }; return outText }
+    public var stderr: String { lock.lock(); defer { lock.unlock() }; return errText }
+
+    /// Waits (polling, off the concurrency pool) until stdout has a line matching `predicate`.
+    public func waitForLine(timeout: Double, _ predicate: @escaping @Sendable (String) -> Bool) async -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let line = stdout.split(separator: "\n").map(String.init).first(where: predicate) { return line }
+            if !process.isRunning { return stdout.split(separator: "\n").map(String.init).first(where: predicate) }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    public func write(_ text: String) {
+        input.fileHandleForWriting.write(Data(text.utf8))
+    }
+
+    /// Waits for the exit (killing at the deadline); returns the status, nil when killed.
+    public func wait(timeout: Double) async -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning {
+            process.terminate()
+            return nil
+        }
+        try? await Task.sleep(for: .milliseconds(50))  // let the readers drain
+        return process.terminationStatus
+    }
+}
+
+public struct ProcessFailure: Error, CustomStringConvertible {
+    public var description: String
+}
