@@ -180,7 +180,10 @@ let package = Package(
         // FlickrLua and the lua/tests scripts against the in-process sandbox.
         .testTarget(
             name: "FlickrShellTests",
-            dependencies: ["FlickrShell", "FlickrSandbox", "FlickrTestSupport"]
+            dependencies: [
+                "FlickrShell", "FlickrSandbox", "FlickrAPI", "FlickrTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
         .testTarget(
             name: "FlickrLuaTests",

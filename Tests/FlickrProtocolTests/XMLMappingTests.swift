@@ -99,6 +99,13 @@ import FlickrTestSupport
         #expect(tree["photos.total"]?.string == "0")
     }
 
+    @Test func learnedButNotPluralParentsGetNoInventedList() throws {
+        // photosets.getList: a <photoset> holds no <photo> there; no empty list is made up.
+        let tree = try map("<rsp stat=\"ok\"><photosets><photoset id=\"1\" photos=\"4\"><title>t</title></photoset></photosets></rsp>")
+        #expect(tree["photosets.photoset.0.photo"] == nil)
+        #expect(tree["photosets.photoset.0.title"]?.text == "t")
+    }
+
     @Test func repeatedElementsAlwaysBecomeLists() throws {
         let tree = try map("<rsp stat=\"ok\"><thing><x>1</x><x>2</x><x>3</x></thing></rsp>")
         #expect(tree["thing.x"]?.array.compactMap(\.text) == ["1", "2", "3"])

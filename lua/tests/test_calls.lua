@@ -1,5 +1,5 @@
 -- Calling methods: namespaces, arguments, the mapped <rsp>, JSON format.
-local check = require "check"
+local check = require "tests.check"
 local eq, ok = check.eq, check.ok
 
 -- Every catalog method is a function at its dotted path, before any network call.

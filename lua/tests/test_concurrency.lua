@@ -1,5 +1,5 @@
 -- flickr.map / flickr.parallel: results in order, errors, nesting. (Timing: FlickrLuaTests.)
-local check = require "check"
+local check = require "tests.check"
 local eq, ok = check.eq, check.ok
 
 local photos = flickr.photos.search{ user_id = "me", per_page = 20 }.photos.photo

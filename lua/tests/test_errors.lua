@@ -1,5 +1,5 @@
 -- Error tables for each kind, with the sandbox's fault injection.
-local check = require "check"
+local check = require "tests.check"
 local eq, ok = check.eq, check.ok
 local creds = sandbox.credentials
 

@@ -1,5 +1,5 @@
 -- walk, URL helpers, help, methods, config.
-local check = require "check"
+local check = require "tests.check"
 local eq, ok = check.eq, check.ok
 
 -- walk: every item of every page, lazily.

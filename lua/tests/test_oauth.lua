@@ -1,5 +1,5 @@
 -- OAuth and legacy auth helpers end to end against the sandbox ("the browser" is sandbox.approve).
-local check = require "check"
+local check = require "tests.check"
 local eq, ok = check.eq, check.ok
 local creds = sandbox.credentials
 

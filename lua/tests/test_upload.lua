@@ -1,5 +1,5 @@
 -- Upload, replace, async tickets, progress callbacks.
-local check = require "check"
+local check = require "tests.check"
 local eq, ok = check.eq, check.ok
 
 -- A 3 MB "JPEG" (the sandbox looks at the header only).

@@ -37,11 +37,13 @@ public struct ListRule: Sendable {
         Self.isPlural(parent: parent, child: child) || (learned[parent]?.contains(child) ?? false)
     }
 
-    /// The list children known for `parent`, so that an empty `<photos total="0"/>` still maps to
-    /// `photos.photo = []`. Only parents with exactly one known list child qualify.
+    /// The list child known for a plural `parent`, so that an empty `<photos total="0"/>` still
+    /// maps to `photos.photo = []`. Only plural parents with exactly one known list child qualify:
+    /// a `<photoset>` from getList has no photos inside, and an empty list there would mislead.
     public func emptyListChild(of parent: String) -> String? {
-        guard let set = learned[parent], set.count == 1 else { return nil }
-        return set.first
+        guard let set = learned[parent], set.count == 1, let child = set.first,
+              Self.isPlural(parent: parent, child: child) else { return nil }
+        return child
     }
 
     /// Records every (parent, child) pair of `tree` where the child is a list, plus plural pairs.

@@ -1,0 +1,152 @@
+import AsyncHTTPClient
+import FlickrSandbox
+import Foundation
+import Testing
+import FlickrTestSupport
+
+/// `flickr call|login|logout|whoami|help` as a user runs them, against a sandbox over loopback.
+@Suite(.timeLimit(.minutes(2)))
+struct SubcommandTests {
+    let flickr: URL
+    let dir: URL
+    let baseEnv: [String: String]
+
+    init() throws {
+        flickr = try Products.executable("flickr")
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("flickr-sub-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        baseEnv = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": dir.path,
+                   "XDG_CONFIG_HOME": dir.path + "/config", "XDG_STATE_HOME": dir.path + "/state"]
+    }
+
+    func run(_ args: [String], env extra: [String: String] = [:], stdin: String? = nil) async throws -> Products.Result {
+        let r = try await Products.run(flickr, args, environment: baseEnv.merging(extra) { $1 }, stdin: stdin)
+        #expect(!r.timedOut, "flickr \(args) timed out")
+        return r
+    }
+
+    @Test func callPrintsJSONThatPythonParses() async throws {
+        let r = try await run(["--sandbox", "call", "flickr.photos.search", "user_id=me", "per_page=3", "extras=tags,url_q", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let script = """
+            import json, sys
+            d = json.load(sys.stdin)
+            assert d["stat"] == "ok", d
+            photos = d["photos"]["photo"]
+            assert len(photos) == 3, photos
+            assert all("url_q" in p and "tags" in p for p in photos)
+            print(list(d.keys()) == sorted(d.keys()), photos[0]["id"])
+            """
+        let python = try await Products.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script], stdin: r.stdout)
+        #expect(python.status == 0, "\(python.stderr)")
+        #expect(python.stdout.hasPrefix("True "))
+        // Stable key order: the same call twice prints the same text.
+        let again = try await run(["--sandbox", "call", "flickr.test.echo", "b=2", "a=1", "--json"])
+        let twice = try await run(["--sandbox", "call", "flickr.test.echo", "a=1", "b=2", "--json"])
+        #expect(again.stdout == twice.stdout)
+    }
+
+    @Test func callPrettyPrintsAndReportsErrors() async throws {
+        let ok = try await run(["--sandbox", "call", "test.echo", "name=x y"])
+        #expect(ok.status == 0 && ok.stdout.contains("stat = \"ok\"") && ok.stdout.contains("name = { _text = \"x y\" }"))
+        let fail = try await run(["--sandbox", "call", "flickr.photos.getInfo", "photo_id=1"])
+        #expect(fail.status == 1 && fail.stderr.hasPrefix("[1] Photo") && fail.stdout.isEmpty)
+        let unknown = try await run(["--sandbox", "call", "flickr.nope"])
+        #expect(unknown.status == 1 && unknown.stderr.hasPrefix("[112] "))
+        let usage = try await run(["--sandbox", "call", "flickr.test.echo", "notkeyvalue"])
+        #expect(usage.status == 2 && usage.stderr.contains("key=value"))
+        let verb = try await run(["--sandbox", "call", "flickr.test.echo", "--verb", "PUT"])
+        #expect(verb.status == 2)
+        let noCredentials = try await run(["call", "flickr.test.echo"])
+        #expect(noCredentials.status == 2)
+        for word in ["FLICKR_API_KEY", "flickr login", "--sandbox"] { #expect(noCredentials.stderr.contains(word)) }
+    }
+
+    @Test func helpDescribesMethods() async throws {
+        let one = try await run(["help", "photos.setTags"])
+        #expect(one.status == 0 && one.stdout.hasPrefix("flickr.photos.setTags  (POST, needs write permission)"))
+        let all = try await run(["help"])
+        #expect(all.status == 0 && all.stdout.contains("223 Flickr methods"))
+        let bad = try await run(["help", "photos.nope"])
+        #expect(bad.status == 2)
+    }
+
+    /// The browser: fetches a URL, following redirects (the loopback callback is one).
+    static func browse(_ url: String) async throws -> String {
+        var request = HTTPClientRequest(url: url)
+        request.method = .GET
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        return String(buffer: try await response.body.collect(upTo: 1 << 20))
+    }
+
+    func loginEnvironment(_ server: FlickrSandboxServer) -> [String: String] {
+        baseEnv.merging(["FLICKR_API_KEY": server.credentials.apiKey, "FLICKR_API_SECRET": server.credentials.apiSecret]) { $1 }
+    }
+
+    func checkProfileAndWhoAmI(_ server: FlickrSandboxServer, perms: String) async throws {
+        let profile = dir.appendingPathComponent("config/flickr/profiles/default.json")
+        let attributes = try FileManager.default.attributesOfItem(atPath: profile.path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let saved = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: profile)) as? [String: String])
+        #expect(saved["user_nsid"] == server.credentials.userNSID && saved["perms"] == perms)
+        #expect(saved["endpoint"] == server.url)
+        // whoami with nothing but the profile (no FLICKR_* variables, no --endpoint).
+        let who = try await run(["whoami"])
+        #expect(who.status == 0, "\(who.stderr)")
+        #expect(who.stdout.hasPrefix("\(server.credentials.username) (\(server.credentials.userNSID))"))
+        #expect(who.stdout.contains("perms: \(perms)"))
+        let out = try await run(["logout"])
+        #expect(out.status == 0 && out.stdout.contains("Logged out"))
+        let after = try await run(["whoami"])
+        #expect(after.status == 2 && after.stderr.contains("flickr login"))
+    }
+
+    @Test func loginOutOfBand() async throws {
+        let server = try await FlickrSandboxServer.start(SandboxConfiguration())
+        defer { Task { try? await server.stop() } }
+        let login = try InteractiveProcess(flickr, ["--endpoint", server.url, "login", "--perms", "write"],
+                                           environment: loginEnvironment(server))
+        let url = try #require(await login.waitForLine(timeout: 30) { $0.hasPrefix("http") }, "no authorize URL: \(login.stdout) \(login.stderr)")
+        #expect(url.contains("perms=write"))
+        let page = try await Self.browse(url)
+        let verifier = try #require(page.range(of: "<span id=\"oauth_verifier\">").flatMap { r in
+            page[r.upperBound...].split(separator: "<").first.map(String.init)
+        })
+        login.write(verifier + "\n")
+        let status = await login.wait(timeout: 30)
+        #expect(status == 0, "\(login.stdout) \(login.stderr)")
+        #expect(login.stdout.contains("Logged in as \(server.credentials.username)"))
+        try await checkProfileAndWhoAmI(server, perms: "write")
+    }
+
+    @Test func loginWithLoopbackCallback() async throws {
+        let server = try await FlickrSandboxServer.start(SandboxConfiguration())
+        defer { Task { try? await server.stop() } }
+        let login = try InteractiveProcess(flickr, ["--endpoint", server.url, "login", "--perms", "read", "--callback", "loopback"],
+                                           environment: loginEnvironment(server))
+        let url = try #require(await login.waitForLine(timeout: 30) { $0.hasPrefix("http") }, "no authorize URL: \(login.stderr)")
+        #expect(url.contains("perms=read"))
+        let landing = try await Self.browse(url)  // the sandbox approves and redirects to 127.0.0.1
+        #expect(landing.contains("Authorised"))
+        let status = await login.wait(timeout: 30)
+        #expect(status == 0, "\(login.stdout) \(login.stderr)")
+        try await checkProfileAndWhoAmI(server, perms: "read")
+    }
+
+    @Test func loginWithoutAppKeyExplainsWhatToDo() async throws {
+        let r = try await run(["login"], stdin: "")
+        #expect(r.status == 2 && r.stderr.contains("FLICKR_API_KEY") && r.stderr.contains("--sandbox"))
+    }
+
+    @Test func wrongVerifierFails() async throws {
+        let server = try await FlickrSandboxServer.start(SandboxConfiguration())
+        defer { Task { try? await server.stop() } }
+        let login = try InteractiveProcess(flickr, ["--endpoint", server.url, "login"], environment: loginEnvironment(server))
+        _ = await login.waitForLine(timeout: 30) { $0.hasPrefix("http") }
+        login.write("000-000-000\n")
+        let status = await login.wait(timeout: 30)
+        #expect(status == 1)
+        #expect(login.stderr.contains("verifier_invalid") || login.stderr.contains("verifier invalid"))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("config/flickr/profiles/default.json").path))
+    }
+}
