@@ -7,16 +7,13 @@ import FlickrTestSupport
 /// lua/examples/ run as a user would run them, and their effects checked on the server.
 @Suite(.timeLimit(.minutes(3)))
 struct ExampleTests {
-    let flickr: URL
-    let dir: URL
-    let baseEnv: [String: String]
+    let world: CommandWorld
+    var flickr: URL { world.flickr }
+    var dir: URL { world.directory }
+    var baseEnv: [String: String] { world.environment }
 
     init() throws {
-        flickr = try Products.executable("flickr")
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("flickr-examples-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        baseEnv = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": dir.path,
-                   "XDG_CONFIG_HOME": dir.path + "/config", "XDG_STATE_HOME": dir.path + "/state"]
+        world = try CommandWorld("examples")
     }
 
     func example(_ name: String) -> String { Fixtures.repository.appendingPathComponent("lua/examples/\(name)").path }

@@ -6,17 +6,13 @@ import FlickrTestSupport
 /// LUA_INIT, LUA_PATH, the shipped lua/ on the path, exit statuses, stdin as a chunk.
 @Suite(.timeLimit(.minutes(2)))
 struct RunnerTests {
-    let flickr: URL
-    let dir: URL
-    let env: [String: String]
+    let world: CommandWorld
+    var flickr: URL { world.flickr }
+    var dir: URL { world.directory }
+    var env: [String: String] { world.environment }
 
     init() throws {
-        flickr = try Products.executable("flickr")
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("flickr-runner-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        // No credentials, no user files: only what each test sets.
-        env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": dir.path,
-               "XDG_CONFIG_HOME": dir.path + "/config", "XDG_STATE_HOME": dir.path + "/state"]
+        world = try CommandWorld("runner")
     }
 
     func file(_ name: String, _ text: String) throws -> String {

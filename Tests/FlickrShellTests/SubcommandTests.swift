@@ -7,16 +7,13 @@ import FlickrTestSupport
 /// `flickr call|login|logout|whoami|help` as a user runs them, against a sandbox over loopback.
 @Suite(.timeLimit(.minutes(2)))
 struct SubcommandTests {
-    let flickr: URL
-    let dir: URL
-    let baseEnv: [String: String]
+    let world: CommandWorld
+    var flickr: URL { world.flickr }
+    var dir: URL { world.directory }
+    var baseEnv: [String: String] { world.environment }
 
     init() throws {
-        flickr = try Products.executable("flickr")
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("flickr-sub-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        baseEnv = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": dir.path,
-                   "XDG_CONFIG_HOME": dir.path + "/config", "XDG_STATE_HOME": dir.path + "/state"]
+        world = try CommandWorld("sub")
     }
 
     func run(_ args: [String], env extra: [String: String] = [:], stdin: String? = nil) async throws -> Products.Result {

@@ -143,3 +143,19 @@ public final class InteractiveProcess: @unchecked Sendable {
 public struct ProcessFailure: Error, CustomStringConvertible {
     public var description: String
 }
+
+/// A clean world for running `flickr` as a user: the binary, a temporary home, and an
+/// environment with no credentials and no user files except those a test creates.
+public struct CommandWorld: Sendable {
+    public let flickr: URL
+    public let directory: URL
+    public let environment: [String: String]
+
+    public init(_ label: String) throws {
+        flickr = try Products.executable("flickr")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("flickr-\(label)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": directory.path,
+                       "XDG_CONFIG_HOME": directory.path + "/config", "XDG_STATE_HOME": directory.path + "/state"]
+    }
+}

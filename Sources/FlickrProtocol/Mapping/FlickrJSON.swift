@@ -78,13 +78,15 @@ public enum FlickrJSON {
         }
     }
 
-    /// A JSON string literal.
-    public static func quote(_ s: String) -> String {
+    /// A JSON string literal. With `escapeSlash`, `/` becomes `\/` as Flickr's own JSON has it
+    /// (`https:\/\/live.staticflickr.com…`).
+    public static func quote(_ s: String, escapeSlash: Bool = false) -> String {
         var out = "\""
         for u in s.unicodeScalars {
             switch u {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
+            case "/" where escapeSlash: out += "\\/"
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"

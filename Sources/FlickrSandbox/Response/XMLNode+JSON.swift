@@ -38,22 +38,7 @@ indirect enum JSONValue: Sendable {
 
     /// A JSON string literal; `/` is escaped as Flickr does (`https:\/\/live.staticflickr.com…`).
     static func quote(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "/": out += "\\/"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20:
-                let h = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
+        FlickrJSON.quote(s, escapeSlash: true)
     }
 }
 
