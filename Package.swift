@@ -98,6 +98,8 @@ let package = Package(
             name: "FlickrLua",
             dependencies: [
                 "LuaKit", "FlickrAPI", "FlickrProtocol",
+                // The parser's C face, to build tables straight from its callbacks (XMLToLua).
+                "CFlickrXML",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

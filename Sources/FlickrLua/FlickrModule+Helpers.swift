@@ -36,6 +36,12 @@ extension FlickrModule {
             call.state.push(try PhotoURL.photoID(fromShortURL: try call.string(1)))
             return .results(1)
         }
+        // flickr.parse_xml(text) → tables, by the rules of every response (a saved answer, a fixture).
+        define(state, flickr, "parse_xml") { call in
+            guard call.type(1) == .string else { throw call.typeError(1, expected: "string") }
+            try call.state.push(flickrXMLAt: 1)
+            return .results(1)
+        }
         define(state, flickr, "methods") { call in
             let prefix = try call.optionalString(1)
             let names = MethodCatalog.shared.names.sorted().filter { prefix == nil || $0.hasPrefix(prefix!) || $0.hasPrefix("flickr." + prefix!) }

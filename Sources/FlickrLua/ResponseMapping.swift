@@ -18,7 +18,17 @@ enum ResponseMapping {
         }
     }
 
-    private static func push(_ node: FlickrNode, onto state: LuaState, depth: Int) throws(LuaError) {
+    /// The keys of the previous sibling map in a list, and their Lua strings (a table at
+    /// `table`): siblings (the 3,000 `photo` elements of a page) repeat the same attribute names
+    /// in the same order, so a key equal to the sibling's is pushed from there instead of being
+    /// hashed and interned again by Lua.
+    private struct SiblingKeys {
+        var table: Int32
+        var keys: [String] = []
+    }
+
+    private static func push(_ node: FlickrNode, onto state: LuaState, depth: Int,
+                             siblings: UnsafeMutablePointer<SiblingKeys>? = nil) throws(LuaError) {
         switch node {
         case .string(let s):
             state.push(s)
@@ -26,21 +36,51 @@ enum ResponseMapping {
             guard depth < maxDepth, state.ensureStack(4) else {
                 throw LuaError(kind: .conversion, message: "response nests deeper than \(maxDepth) levels")
             }
-            state.newTable(record: Int32(clamping: map.keys.count))
-            for i in 0..<map.keys.count {
-                state.push(map.keys[i])
-                try push(map.values[i], onto: state, depth: depth + 1)
-                state.rawSet(in: -3)
+            let count = map.keys.count
+            state.newTable(record: Int32(clamping: count))
+            try map.keys.withUnsafeBufferPointer { keys throws(LuaError) in
+                try map.values.withUnsafeBufferPointer { values throws(LuaError) in
+                    for i in 0..<count {
+                        if let siblings {
+                            if i < siblings.pointee.keys.count, siblings.pointee.keys[i] == keys[i] {
+                                state.rawGet(index: Int64(i + 1), in: siblings.pointee.table)
+                            } else {
+                                state.push(keys[i])
+                                state.pushCopy(of: -1)
+                                state.rawSet(index: Int64(i + 1), in: siblings.pointee.table)
+                                if i < siblings.pointee.keys.count {
+                                    siblings.pointee.keys[i] = keys[i]
+                                } else {
+                                    siblings.pointee.keys.append(keys[i])
+                                }
+                            }
+                        } else {
+                            state.push(keys[i])
+                        }
+                        if case .string(let s) = values[i] {
+                            state.push(s)
+                        } else {
+                            try push(values[i], onto: state, depth: depth + 1)
+                        }
+                        state.rawSet(in: -3)
+                    }
+                }
             }
         case .list(let list):
-            guard depth < maxDepth, state.ensureStack(4) else {
+            guard depth < maxDepth, state.ensureStack(6) else {
                 throw LuaError(kind: .conversion, message: "response nests deeper than \(maxDepth) levels")
             }
+            // A scratch table for the siblings' keys, below the list.
+            state.newTable()
+            var keys = SiblingKeys(table: state.top)
             state.newTable(array: Int32(clamping: list.count))
-            for (i, element) in list.enumerated() {
-                try push(element, onto: state, depth: depth + 1)
-                state.rawSet(index: Int64(i + 1), in: -2)
+            try list.withUnsafeBufferPointer { elements throws(LuaError) in
+                for i in 0..<elements.count {
+                    try push(elements[i], onto: state, depth: depth + 1, siblings: &keys)
+                    state.rawSet(index: Int64(i + 1), in: -2)
+                }
             }
+            state.remove(at: -2)
         }
     }
 
@@ -78,5 +118,13 @@ enum ResponseMapping {
             }
             return .map(map)
         }
+    }
+}
+
+extension LuaState {
+    /// [-0, +1] Pushes a mapped Flickr response as nested tables, exactly as the `flickr` module
+    /// returns it (maps → tables, lists → arrays, strings → strings; raw sets).
+    public func push(flickrNode node: FlickrNode) throws(LuaError) {
+        try ResponseMapping.push(node, onto: self)
     }
 }

@@ -4,6 +4,7 @@ import CLuaShim
 /// `__index`/`__newindex`, throws on error).
 extension LuaState {
     /// [-0, +1] Pushes a new table with room for `array` sequence and `record` other entries.
+    @inlinable
     public func newTable(array: Int32 = 0, record: Int32 = 0) { lua_createtable(pointer, array, record) }
 
     /// [-0, +1] Pushes `t[field]` without metamethods; returns its type.
@@ -29,6 +30,7 @@ extension LuaState {
     }
 
     /// [-1, +0] `t[index] = top` without metamethods.
+    @inlinable
     public func rawSet(index: Int64, in table: Int32) { lua_rawseti(pointer, table, index) }
 
     /// [-1, +1] Replaces the key on top by `t[key]`, without metamethods; returns its type.
@@ -36,6 +38,7 @@ extension LuaState {
     public func rawGet(in table: Int32) -> LuaType { LuaType(rawValue: lua_rawget(pointer, table)) ?? .nil }
 
     /// [-2, +0] `t[key] = value` (key and value on top) without metamethods.
+    @inlinable
     public func rawSet(in table: Int32) { lua_rawset(pointer, table) }
 
     /// The raw length (`#` without `__len`) of a table or string.

@@ -34,6 +34,7 @@ public struct LuaState {
     public func absoluteIndex(_ index: Int32) -> Int32 { lua_absindex(pointer, index) }
 
     /// Makes room for `n` more values; false when the stack cannot grow (C stack overflow guard).
+    @inlinable
     public func ensureStack(_ n: Int32) -> Bool { lua_checkstack(pointer, n) != 0 }
 
     /// [-n, +0] here, [-0, +n] on `other`: moves the top `n` values to another thread of the
@@ -83,15 +84,26 @@ public struct LuaState {
     public func push(_ value: Double) { lua_pushnumber(pointer, value) }
 
     /// [-0, +1] Pushes a string (its UTF-8 bytes).
+    @inlinable
     public func push(_ value: String) {
         var s = value
         s.withUTF8 { buffer in
-            _ = lua_pushlstring(pointer, buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, buffer.count)
+            _ = lua_pushlstring(pointer, UnsafeRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: CChar.self), buffer.count)
         }
     }
 
     /// [-0, +1] Pushes a string (its UTF-8 bytes).
     public func push(_ value: Substring) { push(String(value)) }
+
+    /// [-0, +1] Pushes a NUL-terminated C string.
+    @inlinable
+    public func push(cString: UnsafePointer<CChar>) { _ = lua_pushstring(pointer, cString) }
+
+    /// [-0, +1] Pushes raw bytes as a string.
+    @inlinable
+    public func push(bytes: UnsafeRawBufferPointer) {
+        _ = lua_pushlstring(pointer, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+    }
 
     /// [-0, +1] Pushes a byte string.
     public func push(bytes: some Collection<UInt8>) {

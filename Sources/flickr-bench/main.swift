@@ -1,11 +1,15 @@
 // Measurements for scripts/bench, one per invocation so that peak RSS belongs to one task.
 //   flickr-bench xml FILE RUNS
+//   flickr-bench lua-map FILE RUNS      parse + build Lua tables (what a flickr.* call returns)
+//   flickr-bench lua-errors N           N errors raised by Swift functions holding objects (release check)
 //   flickr-bench upload URL KEY SECRET TOKEN TOKEN_SECRET FILE
 //   flickr-bench calls URL KEY SECRET TOKEN TOKEN_SECRET N
 // Each prints one JSON object on stdout.
 import FlickrAPI
+import FlickrLua
 import FlickrProtocol
 import Foundation
+import LuaKit
 
 @main
 struct Bench {
@@ -14,10 +18,12 @@ struct Bench {
         do {
             switch a.count > 1 ? a[1] : "" {
             case "xml" where a.count == 4: try xml(file: a[2], runs: Int(a[3]) ?? 5)
+            case "lua-map" where a.count == 4: try await luaMap(file: a[2], runs: Int(a[3]) ?? 5)
+            case "lua-errors" where a.count == 3: try await luaErrors(Int(a[2]) ?? 100_000)
             case "upload" where a.count == 8: try await upload(url: a[2], key: a[3], secret: a[4], token: a[5], tokenSecret: a[6], file: a[7])
             case "calls" where a.count == 8: try await calls(url: a[2], key: a[3], secret: a[4], token: a[5], tokenSecret: a[6], n: Int(a[7]) ?? 200)
             default:
-                FileHandle.standardError.write(Data("usage: flickr-bench xml FILE RUNS | upload URL KEY SECRET TOKEN TSECRET FILE | calls URL KEY SECRET TOKEN TSECRET N\n".utf8))
+                FileHandle.standardError.write(Data("usage: flickr-bench xml FILE RUNS | lua-map FILE RUNS | upload URL KEY SECRET TOKEN TSECRET FILE | calls URL KEY SECRET TOKEN TSECRET N\n".utf8))
                 exit(2)
             }
         } catch {
@@ -57,6 +63,81 @@ struct Bench {
             all.append(seconds(d) * 1000)
         }
         print("{\"best_ms\": \(best * 1000), \"runs_ms\": \(all), \"photos\": \(count), \"bytes\": \(data.count)}")
+    }
+
+    /// The XML mapped into Lua tables on the Lua thread, both ways FlickrLua can:
+    /// - tree: FlickrXML.parse, then the tree pushed with raw sets (what every flickr.* call does,
+    ///   since FlickrClient returns the parsed tree);
+    /// - direct: tables built straight from the parser's callbacks (flickr.parse_xml).
+    /// Results are kept alive (a registry reference each) so that freeing stays out of the
+    /// timing, as on the Python side. Runs alternate between the two ways.
+    static func luaMap(file: String, runs: Int) async throws {
+        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+        _ = MethodCatalog.listRule
+        let lua = try LuaRuntime()
+        defer { lua.close() }
+        struct Figures: Sendable {
+            var tree = Double.infinity, parse = Double.infinity, direct = Double.infinity
+            var treeRuns: [Double] = [], directRuns: [Double] = []
+            var photos: Int64 = 0
+        }
+        let f = try await lua.perform { L -> Figures in
+            var f = Figures()
+            var keep: [LuaRef] = []
+            if let mode = ProcessInfo.processInfo.environment["LUA_GC_MODE"] { try L.run("collectgarbage('\(mode)')") }
+            let clock = ContinuousClock()
+            for _ in 0..<max(1, runs) {
+                let start = clock.now
+                let tree = try FlickrXML.parse(data)
+                let parsed = clock.now
+                try L.push(flickrNode: tree)
+                let end = clock.now
+                keep.append(LuaRef(popping: L))
+                f.tree = min(f.tree, seconds(end - start))
+                f.parse = min(f.parse, seconds(parsed - start))
+                f.treeRuns.append(seconds(end - start) * 1000)
+
+                let directStart = clock.now
+                try data.withUnsafeBytes { raw in try L.push(flickrXML: raw) }
+                let directEnd = clock.now
+                keep.append(LuaRef(popping: L))
+                f.direct = min(f.direct, seconds(directEnd - directStart))
+                f.directRuns.append(seconds(directEnd - directStart) * 1000)
+            }
+            keep.last!.push(onto: L)
+            L.setGlobal("mapped")
+            f.photos = try L.run("return #mapped.photos.photo").first?.integerValue ?? 0
+            return f
+        }
+        print("{\"best_ms\": \(f.tree * 1000), \"parse_ms\": \(f.parse * 1000), \"direct_ms\": \(f.direct * 1000), "
+              + "\"runs_ms\": \(f.treeRuns), \"direct_runs_ms\": \(f.directRuns), \"photos\": \(f.photos), \"bytes\": \(data.count)}")
+    }
+
+    /// Swift functions that hold an object raise `n` errors through pcall (half plain, half
+    /// flickr.Error tables); every object must be released. Prints the live count (0 expected).
+    static func luaErrors(_ n: Int) async throws {
+        final class Held: @unchecked Sendable {
+            nonisolated(unsafe) static var live = 0
+            init() { Held.live += 1 }
+            deinit { Held.live -= 1 }
+        }
+        let lua = try LuaRuntime()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let caught = try await lua.perform { L -> Int64 in
+            L.push(function: "fail") { call in
+                let held = Held()
+                let i = try call.integer(1)
+                withExtendedLifetime(held) {}
+                if i % 2 == 0 { throw FlickrError(kind: .api, code: 1, message: "Photo \(i) not found", method: "bench") }
+                throw CancellationError()
+            }
+            L.setGlobal("fail")
+            return try L.run("local c = 0; for i = 1, \(n) do if not pcall(fail, i) then c = c + 1 end end; return c")
+                .first?.integerValue ?? 0
+        }
+        lua.close()
+        print("{\"errors\": \(caught), \"live_objects\": \(Held.live), \"seconds\": \(seconds(clock.now - start))}")
     }
 
     static func client(url: String, key: String, secret: String, token: String, tokenSecret: String) -> FlickrClient {

@@ -76,4 +76,11 @@ eq(c.retries, 1)
 flickr.configure{ rate = "unlimited" }
 eq(flickr.config().rate, "unlimited")
 
+-- parse_xml: a saved answer maps like a live one.
+local parsed = flickr.parse_xml('<rsp stat="ok"><photos page="1" pages="1"><photo id="5" title="a &amp; b"/></photos></rsp>')
+eq(parsed.photos.photo[1].title, "a & b")
+eq(#parsed.photos.photo, 1)
+check.flickr_error("parse", flickr.parse_xml, "<rsp><unclosed></rsp>")
+check.flickr_error("usage", flickr.parse_xml, 42)
+
 check.done("test_helpers")

@@ -132,6 +132,8 @@ static inline void lk_replace(lua_State *L, int idx) { lua_replace(L, idx); }
 static inline const char *lk_typename(lua_State *L, int idx) { return luaL_typename(L, idx); }
 static inline void lk_pushlightuserdata(lua_State *L, void *p) { lua_pushlightuserdata(L, p); }
 static inline int lk_gc(lua_State *L, int what) { return lua_gc(L, what, 0); }
+/* Generational collection with default parameters, as lua.c sets it. */
+static inline int lk_gc_generational(lua_State *L) { return lua_gc(L, LUA_GCGEN, 0, 0); }
 static inline int lk_load(lua_State *L, const char *buf, size_t size, const char *name, const char *mode) {
     return luaL_loadbufferx(L, buf, size, name, mode);
 }

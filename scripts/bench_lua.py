@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""scripts/bench, Lua part: a ~1 MB Flickr photo list mapped into Lua tables vs Python's xml.etree
+parse + conversion to dicts, measured side by side in one run. Goal: at least 2x faster.
+Two rows: tables built from the parsed tree (what flickr.* calls do: FlickrClient returns the
+tree) and tables built straight from the parser's callbacks (flickr.parse_xml)."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PY = [sys.executable, os.path.join(HERE, "bench_python.py")]
+
+
+def run_json(cmd):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=600).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--runs", type=int, default=9)
+    args, _ = ap.parse_known_args()
+    bench = os.path.join(args.bin, "flickr-bench")
+    with tempfile.TemporaryDirectory(prefix="flickr-bench-lua-") as tmp:
+        xml = os.path.join(tmp, "photos.xml")
+        subprocess.run(PY + ["gen", xml], check=True)
+        lua = run_json([bench, "lua-map", xml, str(args.runs)])
+        py = run_json(PY + ["xml", xml, str(args.runs)])
+    name = "XML → Lua tables, %.1f MB, %d photos (best of %d)" % (lua["bytes"] / 1e6, lua["photos"], args.runs)
+    rows = [
+        (name + ", from the tree (flickr.* calls)", lua["best_ms"],
+         "Swift parse %.1f + tables %.1f = %.1f ms" % (lua["parse_ms"], lua["best_ms"] - lua["parse_ms"], lua["best_ms"])),
+        (name + ", from the parser (flickr.parse_xml)", lua["direct_ms"], "%.1f ms" % lua["direct_ms"]),
+    ]
+    width = max(len(r[0]) for r in rows)
+    for label, ms, figures in rows:
+        ratio = py["best_ms"] / ms
+        verdict = "MET" if ratio >= 2 else "NOT MET"
+        print(f"{label:<{width}}  {figures} vs Python ET+dict {py['best_ms']:.1f} ms  →  {ratio:.2f}× (goal ≥ 2×)  {verdict}")
+
+if __name__ == "__main__":
+    main()
