@@ -21,7 +21,7 @@ public final class FlickrLuaSession: Sendable {
         /// Where `FLICKR_*` variables (and `XDG_CONFIG_HOME`, `HOME`) are read.
         public var environment: [String: String]
         /// Where profiles are read and `flickr.oauth.login` saves; by default from the environment.
-        public var profiles: FlickrProfileStore?
+        public var profiles: ProfileStore?
         /// Directories put first on `package.path` (`dir/?.lua;dir/?/init.lua`).
         public var luaPath: [String]
         public var runtime: LuaRuntime.Configuration
@@ -30,7 +30,7 @@ public final class FlickrLuaSession: Sendable {
 
         public init(settings: FlickrSettings = FlickrSettings(),
                     environment: [String: String] = ProcessInfo.processInfo.environment,
-                    profiles: FlickrProfileStore? = nil, luaPath: [String] = FlickrLuaSession.defaultLuaPath(),
+                    profiles: ProfileStore? = nil, luaPath: [String] = FlickrLuaSession.defaultLuaPath(),
                     runtime: LuaRuntime.Configuration = LuaRuntime.Configuration(),
                     logger: Logger = Logger(label: "flickr")) {
             self.settings = settings
@@ -50,7 +50,7 @@ public final class FlickrLuaSession: Sendable {
     /// Creates the runtime and installs the module. Throws when the profile file is unreadable
     /// or the module cannot be built.
     public init(_ options: Options = Options()) async throws {
-        let profiles = options.profiles ?? FlickrProfileStore(environment: options.environment)
+        let profiles = options.profiles ?? ProfileStore(environment: options.environment)
         let settings = try FlickrModule.resolve(explicit: options.settings, environment: options.environment,
                                                 profiles: profiles)
         let client = FlickrClient(context: settings.context(), logger: options.logger)

@@ -144,19 +144,16 @@ extension FlickrModule {
             var path: String?
             if save {
                 let ctx = client.context
-                var fields = ["api_key": ctx.apiKey, "api_secret": ctx.sharedSecret, "oauth_token": access.token,
-                              "oauth_token_secret": access.secret, "perms": perms.rawValue]
-                fields["user_nsid"] = access.userNSID
-                fields["username"] = access.username
-                fields["fullname"] = access.fullname
-                fields["endpoint"] = self.effective.endpoint
-                do {
-                    try self.profiles.save(profile, fields: fields)
+                let saved = FlickrProfile(apiKey: ctx.apiKey, apiSecret: ctx.sharedSecret, oauthToken: access.token,
+                                          oauthTokenSecret: access.secret, userNSID: access.userNSID,
+                                          username: access.username, perms: perms.rawValue, fullname: access.fullname,
+                                          endpoint: self.effective.endpoint)
+                do throws(FlickrError) {
+                    try self.profiles.save(saved, as: profile)
+                    path = try self.profiles.url(for: profile).path
                 } catch {
-                    throw FlickrError.usage("cannot save profile '\(profile)' in \(self.profiles.directory): \(error)",
-                                            method: "flickr.oauth.login")
+                    throw FlickrError(kind: error.kind, message: error.message, method: "flickr.oauth.login")
                 }
-                path = self.profiles.path(for: profile)
             }
             Self.push(access, onto: state)
             if let path {

@@ -10,7 +10,7 @@ import LuaKit
 final class FlickrModule {
     let client: FlickrClient
     let environment: [String: String]
-    let profiles: FlickrProfileStore
+    let profiles: ProfileStore
     /// `flickr.configure{}` and the host's explicit settings: the top layer.
     var explicit: FlickrSettings
     /// What is in force (explicit over environment over profile).
@@ -19,7 +19,7 @@ final class FlickrModule {
     /// Registry name of the metatable of `flickr.help()` results.
     static let helpMetatableName = "flickr.Help"
 
-    init(client: FlickrClient, explicit: FlickrSettings, environment: [String: String], profiles: FlickrProfileStore) {
+    init(client: FlickrClient, explicit: FlickrSettings, environment: [String: String], profiles: ProfileStore) {
         self.client = client
         self.explicit = explicit
         self.environment = environment
@@ -29,11 +29,12 @@ final class FlickrModule {
 
     /// Explicit over environment over the selected profile.
     static func resolve(explicit: FlickrSettings, environment: [String: String],
-                        profiles: FlickrProfileStore) throws -> FlickrSettings {
+                        profiles: ProfileStore) throws -> FlickrSettings {
         let env = FlickrSettings.environment(environment)
         let name = explicit.profile ?? env.profile ?? "default"
-        var profile = try profiles.settings(name)
-        profile.profile = name
+        let stored = try profiles.load(name)
+        let profile = FlickrSettings(apiKey: stored?.apiKey, secret: stored?.apiSecret, token: stored?.oauthToken,
+                                     tokenSecret: stored?.oauthTokenSecret, endpoint: stored?.endpoint, profile: name)
         return explicit.over(env).over(profile)
     }
 

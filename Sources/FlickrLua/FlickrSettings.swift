@@ -2,8 +2,8 @@ import FlickrAPI
 import Foundation
 
 /// The settings `flickr.configure{}` takes, each optional so that layers can be merged:
-/// explicit configuration, then the environment, then the profile file (ARCHITECTURE.md,
-/// "Credentials").
+/// explicit configuration, then the environment, then the profile file (FlickrAPI's
+/// ``ProfileStore``; ARCHITECTURE.md, "Credentials").
 public struct FlickrSettings: Sendable, Hashable {
     public var apiKey: String?
     public var secret: String?

@@ -1,3 +1,4 @@
+import FlickrAPI
 import FlickrLua
 import FlickrLuaSandbox
 import FlickrSandbox
@@ -35,7 +36,7 @@ import Testing
 /// directory, the repository's lua/ on the path.
 enum Session {
     static func options(config: String) -> FlickrLuaSession.Options {
-        FlickrLuaSession.Options(environment: ["HOME": config], profiles: FlickrProfileStore(directory: config + "/profiles"),
+        FlickrLuaSession.Options(environment: ["HOME": config], profiles: ProfileStore(directory: URL(fileURLWithPath: config + "/profiles")),
                                  luaPath: [Fixtures.repository.appendingPathComponent("lua").path])
     }
 }
