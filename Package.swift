@@ -88,6 +88,11 @@ let package = Package(
             name: "CLuaShim",
             dependencies: ["CLua"]
         ),
+        // The REPL's line editor in C: readline's callback interface, the SIGINT self-pipe, history.
+        .target(
+            name: "CReadlineShim",
+            dependencies: ["CReadline"]
+        ),
         // A safe Lua runtime for Swift; knows nothing of Flickr.
         .target(
             name: "LuaKit",
@@ -122,7 +127,7 @@ let package = Package(
         .target(
             name: "FlickrShell",
             dependencies: [
-                "FlickrLua", "FlickrLuaSandbox", "LuaKit", "FlickrAPI", "CReadline",
+                "FlickrLua", "FlickrLuaSandbox", "LuaKit", "FlickrAPI", "FlickrProtocol", "CReadline", "CReadlineShim",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

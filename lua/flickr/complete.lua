@@ -29,15 +29,16 @@ local function raw_index(t, key, seen)
   return nil
 end
 
---- Every string key reachable from `t` (own keys, then `__index` tables), each once.
+--- Every string key reachable from `t` (own keys, then `__index` tables), each once, and a map
+--- from each key to the value it finds (raw).
 local function keys_of(t, methods_only)
   local out, seen_tables, seen_keys = {}, {}, {}
   while t ~= nil and not seen_tables[t] do
     seen_tables[t] = true
     if type(t) == "table" then
       for k, v in next, t do
-        if type(k) == "string" and not seen_keys[k] and (not methods_only or type(v) == "function") then
-          seen_keys[k] = true
+        if type(k) == "string" and seen_keys[k] == nil and (not methods_only or type(v) == "function") then
+          seen_keys[k] = v
           out[#out + 1] = k
         end
       end
@@ -47,18 +48,34 @@ local function keys_of(t, methods_only)
     if type(index) ~= "table" then break end
     t = index
   end
-  return out
+  return out, seen_keys
+end
+
+--- What to append after a completed name when suffixes are on: `(` after a function, `.` after
+--- a table (or a value whose metatable has an `__index` table), nothing otherwise.
+local function suffix_for(v)
+  if type(v) == "function" then return "(" end
+  if type(v) == "table" then return "." end
+  return ""
 end
 
 local function is_identifier(s) return s:match("^[%a_][%w_]*$") ~= nil end
 
 --- Candidates completing the end of `line` (the text before the cursor). Returns a sorted list
 --- of full replacements for the word being completed, and the word's start position in `line`.
---- `env` is the table globals live in (default _G).
-function M.candidates(line, env)
+--- `env` is the table globals live in (default _G). `opts.suffix`: append `(` to functions and
+--- `.` to tables (not after `["…"]`, not to keywords).
+function M.candidates(line, env, opts)
   env = env or _G
+  local suffix = opts and opts.suffix
   -- The expression being completed: a chain of names joined by . : or ["..."] at the end.
-  local expr = line:match("[%w_%.:%[%]\"']*$") or ""
+  local expr
+  local open = line:match("%[[\"'][^\"']*$")  -- an unclosed ["… at the end may hold spaces
+  if open then
+    expr = (line:sub(1, #line - #open):match("[%w_%.:%[%]\"']*$") or "") .. open
+  else
+    expr = line:match("[%w_%.:%[%]\"']*$") or ""
+  end
   local start = #line - #expr + 1
   -- Split into a base path and the partial last part.
   local base, sep, partial = expr:match("^(.*)([%.:])([%w_]*)$")
@@ -74,8 +91,11 @@ function M.candidates(line, env)
   local results = {}
   if not path_text then
     if not is_identifier(partial) and partial ~= "" then return results, start end
-    for _, k in ipairs(keys_of(env)) do
-      if k:sub(1, #partial) == partial and is_identifier(k) then results[#results + 1] = k end
+    local names, values = keys_of(env)
+    for _, k in ipairs(names) do
+      if k:sub(1, #partial) == partial and is_identifier(k) then
+        results[#results + 1] = k .. (suffix and suffix_for(values[k]) or "")
+      end
     end
     for _, k in ipairs(keywords) do
       if k:sub(1, #partial) == partial then results[#results + 1] = k end
@@ -92,12 +112,13 @@ function M.candidates(line, env)
     end
     if type(value) ~= "table" and getmetatable(value) == nil then return results, start end
     prefix = path_text .. sep
-    for _, k in ipairs(keys_of(value, sep == ":")) do
+    local names, values = keys_of(value, sep == ":")
+    for _, k in ipairs(names) do
       if k:sub(1, #partial) == partial then
         if sep:sub(1, 1) == "[" then
           results[#results + 1] = prefix .. k .. quote_char .. "]"
         elseif is_identifier(k) then
-          results[#results + 1] = prefix .. k
+          results[#results + 1] = prefix .. k .. (suffix and suffix_for(values[k]) or "")
         end
       end
     end

@@ -1,4 +1,5 @@
 import FlickrLua
+import Foundation
 import LuaKit
 
 /// How the interactive loop looks and behaves.
@@ -18,11 +19,198 @@ public struct REPLOptions: Sendable {
 }
 
 /// The interactive loop of the `flickr` command (CLI.md "The REPL").
+///
+/// The loop runs on a thread of its own (readline blocks): it reads lines, hands chunks to the
+/// Lua thread and waits for them with a `select` on a completion pipe and the SIGINT pipe, so a
+/// Ctrl-C during a call becomes ``LuaRuntime/interrupt()`` (the call is cancelled, the prompt
+/// comes back) and a Ctrl-C while editing clears the line.
 public enum REPL {
     /// Runs until end of input or `:quit`; returns the process exit status.
     public static func run(session: FlickrLuaSession, options: REPLOptions) async -> Int32 {
-        // Replaced by the readline REPL (issue 5); until then say so instead of pretending.
-        FileHandleOutput.standardError("flickr: the interactive REPL is not built yet; run a script or a subcommand\n")
-        return 1
+        if options.banner { FileHandleOutput.standardOutput(LuaMode.versionLine() + "\n") }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            let thread = Thread {
+                let status = REPLLoop(runtime: session.runtime, options: options).run()
+                continuation.resume(returning: status)
+            }
+            thread.name = "flickr-repl"
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
     }
+}
+
+/// One REPL session on its own thread.
+final class REPLLoop {
+    let runtime: LuaRuntime
+    let options: REPLOptions
+    let palette: Palette
+    /// Read end [0] and write end [1] of the pipe the Lua thread writes to when a chunk is done.
+    private var donePipe: [Int32] = [-1, -1]
+
+    init(runtime: LuaRuntime, options: REPLOptions) {
+        self.runtime = runtime
+        self.options = options
+        self.palette = Palette(enabled: options.color)
+    }
+
+    func run() -> Int32 {
+        guard pipe(&donePipe) == 0 else {
+            FileHandleOutput.standardError("flickr: cannot start the REPL: \(String(cString: strerror(errno)))\n")
+            return 1
+        }
+        for fd in donePipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        defer { for fd in donePipe { close(fd) } }
+
+        let support = try? runtime.performAndWait { state in try REPLSupport.load(on: state) }
+        if let support { Completion.active = (runtime, support) }
+        defer { Completion.active = nil }
+
+        let editor = LineEditor(interactive: Terminal.stdinIsTerminal, historyPath: options.historyPath,
+                                candidates: support == nil ? nil : replCandidates)
+        defer { editor.close() }
+
+        var pending: [String] = []   // lines of an unfinished chunk
+        var timed = false            // the pending chunk came from `:time`
+        while true {
+            if pending.isEmpty { editor.discardPendingInterrupts() }
+            switch editor.read(prompt: prompt(continuation: !pending.isEmpty)) {
+            case .endOfInput:
+                if editor.interactive { FileHandleOutput.standardOutput("\n") }
+                if let problem = editor.saveHistory() { FileHandleOutput.standardError("flickr: \(problem)\n") }
+                return 0
+            case .interrupted:
+                pending = []
+                timed = false
+            case .line(let line):
+                if pending.isEmpty, let command = REPLCommand.parse(line) {
+                    switch command {
+                    case .quit:
+                        editor.remember(line)
+                        if let problem = editor.saveHistory() { FileHandleOutput.standardError("flickr: \(problem)\n") }
+                        return 0
+                    case .time(let expression):
+                        timed = true
+                        pending = [expression]
+                    default:
+                        editor.remember(line)
+                        perform(command, editor: editor)
+                        continue
+                    }
+                } else {
+                    if pending.isEmpty && line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+                    pending.append(line)
+                }
+                let chunk = pending.joined(separator: "\n")
+                let outcome = evaluate(chunk, support: support, editor: editor)
+                if case .incomplete = outcome { continue }
+                editor.remember(timed ? ":time " + chunk : chunk)
+                report(outcome, timed: timed)
+                pending = []
+                timed = false
+            }
+        }
+    }
+
+    /// The prompt: `_PROMPT`/`_PROMPT2` when they are strings (as lua.c), else `> ` / `>> `.
+    func prompt(continuation: Bool) -> String {
+        let name = continuation ? "_PROMPT2" : "_PROMPT"
+        let custom = try? runtime.performAndWait { state -> String? in
+            defer { state.pop() }
+            return state.getGlobal(name) == .string ? state.string(at: -1) : nil
+        }
+        let text = (custom ?? nil) ?? (continuation ? ">> " : "> ")
+        return palette.prompt(text)
+    }
+
+    /// Runs a chunk on the Lua thread; a Ctrl-C meanwhile interrupts it.
+    func evaluate(_ chunk: String, support: REPLSupport?, editor: LineEditor) -> EvaluationOutcome {
+        final class Box: @unchecked Sendable { var outcome: EvaluationOutcome? }
+        let box = Box()
+        let color = options.color
+        let width = editor.columns
+        let signal = donePipe[1]
+        fflush(nil)
+        let posted = runtime.post { state in
+            box.outcome = Evaluator.evaluate(chunk, on: state, support: support, color: color, width: width)
+            var byte: UInt8 = 1
+            _ = write(signal, &byte, 1)
+        }
+        guard posted else { return .failure(REPLError(message: "the Lua runtime is closed")) }
+        var interrupted = false
+        editor.waitForCompletion(of: donePipe[0]) {
+            runtime.interrupt()
+            interrupted = true
+        }
+        var byte: UInt8 = 0
+        _ = read(donePipe[0], &byte, 1)
+        // The terminal echoed ^C where the cursor was: continue on a fresh line.
+        if interrupted && editor.interactive { FileHandleOutput.standardOutput("\n") }
+        return box.outcome ?? .failure(REPLError(message: "no result"))
+    }
+
+    /// Prints values on stdout, errors (message, then traceback) on stderr.
+    func report(_ outcome: EvaluationOutcome, timed: Bool) {
+        fflush(nil)
+        switch outcome {
+        case .incomplete:
+            break
+        case .values(let text, let elapsed):
+            if let text { FileHandleOutput.standardOutput(text + "\n") }
+            if timed { FileHandleOutput.standardOutput(palette.dim(String(format: "time: %.3f s", elapsed)) + "\n") }
+        case .failure(let error):
+            var text = palette.error(error.message)
+            if let traceback = error.traceback { text += "\n" + palette.dim(traceback) }
+            FileHandleOutput.standardError(text + "\n")
+        }
+    }
+
+    func perform(_ command: REPLCommand, editor: LineEditor) {
+        switch command {
+        case .help:
+            var text = REPLText.help(historyPath: editor.interactive ? options.historyPath : nil)
+            let overview = try? runtime.performAndWait { state -> String? in
+                (try? state.run("local h = flickr and flickr.help and flickr.help(); return h and tostring(h)",
+                                name: "=(repl)"))?.first?.stringValue
+            }
+            if let overview = overview ?? nil { text += "\n" + overview + "\n" }
+            FileHandleOutput.standardOutput(text)
+        case .doc(let name):
+            let (text, found) = REPLText.doc(name)
+            if found {
+                FileHandleOutput.standardOutput(text + "\n")
+            } else {
+                FileHandleOutput.standardError(palette.error(text) + "\n")
+            }
+        case .history:
+            let entries = editor.history
+            let lines = entries.enumerated().map { i, e in
+                String(format: "%5d  ", i + 1) + e.replacingOccurrences(of: "\n", with: "\n       ")
+            }
+            FileHandleOutput.standardOutput(lines.isEmpty ? "(no history)\n" : lines.joined(separator: "\n") + "\n")
+        case .usage(let text):
+            FileHandleOutput.standardError("usage: \(text)\n")
+        case .unknown(let name):
+            FileHandleOutput.standardError(palette.error("unknown command :\(name) (:help lists the commands)") + "\n")
+        case .quit, .time:
+            break  // handled by the loop
+        }
+    }
+}
+
+/// ANSI colours of the REPL; every function returns its text unchanged when colour is off.
+struct Palette {
+    let enabled: Bool
+
+    private func paint(_ code: String, _ text: String) -> String {
+        enabled ? "\u{1B}[\(code)m" + text + "\u{1B}[0m" : text
+    }
+
+    /// A prompt for readline: the escape sequences wrapped in \001…\002 (invisible width).
+    func prompt(_ text: String) -> String {
+        enabled ? "\u{1}\u{1B}[1;32m\u{2}" + text + "\u{1}\u{1B}[0m\u{2}" : text
+    }
+
+    func error(_ text: String) -> String { paint("31", text) }
+    func dim(_ text: String) -> String { paint("90", text) }
 }

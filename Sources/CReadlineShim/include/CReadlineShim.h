@@ -1,0 +1,60 @@
+/* The C side of the `flickr` REPL's line editor: GNU readline's callback interface driven by a
+   select() loop, a SIGINT/SIGWINCH self-pipe, plain line reading for non-terminals, history with
+   multi-line entries, and the completion trampoline. Everything readline needs from C globals is
+   set here, so Swift (6 mode) never touches readline's mutable globals.
+
+   Signals: the handlers only write one byte to a pipe (async-signal-safe). Whoever waits — the
+   editing loop, or the REPL thread while Lua runs — sees the pipe readable and reacts on a normal
+   thread. */
+#ifndef CREADLINESHIM_H
+#define CREADLINESHIM_H
+
+#include <stddef.h>
+
+/* What frl_readline / frl_plain_readline got. */
+enum {
+    FRL_LINE = 0,       /* a line; *out is malloc'd, the caller frees it */
+    FRL_EOF = 1,        /* end of input (Ctrl-D on an empty line, closed stdin) */
+    FRL_INTERRUPT = 2,  /* Ctrl-C: the line was discarded */
+};
+
+/* Candidates for completing the text before the cursor: a malloc'd, NULL-terminated array of
+   malloc'd strings, each a full replacement of line[*start ..< point] (byte offsets). NULL or an
+   empty array for none. Called on the thread that reads lines. */
+typedef char **(*frl_candidates_fn)(const char *line, int point, int *start);
+
+/* Installs the SIGINT and SIGWINCH handlers (and the self-pipe). Returns 0, or -1 with errno. */
+int frl_signals_install(void);
+/* Puts back the handlers that were there before frl_signals_install. */
+void frl_signals_restore(void);
+/* Drops interrupts that arrived so far; returns how many there were. */
+int frl_take_interrupts(void);
+/* Waits until `fd` is readable (returns 1) or an interrupt arrives (returns 0, consumed);
+   `timeout_ms` < 0 waits for ever (returns -1 on timeout or error). */
+int frl_wait(int fd, int timeout_ms);
+
+/* Readline settings for the REPL: application name (for `$if` in ~/.inputrc), word breaks that
+   keep `a.b:c["d"]` one word, no bracketed paste, no space after a completion, the completer. */
+void frl_configure(const char *name, const char *word_breaks, frl_candidates_fn candidates);
+/* Reads one line with readline (prompt may contain \001…\002 around escape sequences). */
+int frl_readline(const char *prompt, char **out);
+/* Reads one line from standard input without readline, after writing `prompt` to stdout. */
+int frl_plain_readline(const char *prompt, char **out);
+/* Terminal width in columns (standard output, else 80). */
+int frl_columns(void);
+
+/* History: `max` entries kept; entries may contain newlines (written with timestamps so that
+   they read back whole). */
+void frl_history_setup(int max);
+void frl_history_add(const char *entry);
+/* 0 on success, else an errno value. */
+int frl_history_load(const char *path);
+int frl_history_save(const char *path);
+/* Saves the history to `path` when the process exits (os.exit in the REPL included); NULL
+   cancels. The REPL saves itself on a normal exit and then cancels this. */
+void frl_history_save_at_exit(const char *path);
+/* Number of entries, and entry i (0-based; NULL when out of range), for tests and :history. */
+int frl_history_count(void);
+const char *frl_history_entry(int i);
+
+#endif

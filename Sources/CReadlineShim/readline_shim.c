@@ -1,0 +1,362 @@
+#include "CReadlineShim.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/select.h>
+#include <unistd.h>
+
+#include <readline/readline.h>
+#include <readline/history.h>
+
+/* ---- signals: a self-pipe ------------------------------------------------------------------ */
+
+static int sig_pipe[2] = {-1, -1};
+static volatile sig_atomic_t winch_pending = 0;
+static struct sigaction old_int, old_winch;
+static int installed = 0;
+
+static void on_signal(int sig) {
+    int saved = errno;
+    if (sig == SIGWINCH) {
+        winch_pending = 1;
+        (void)!write(sig_pipe[1], "w", 1);
+    } else {
+        (void)!write(sig_pipe[1], "i", 1);
+    }
+    errno = saved;
+}
+
+static int set_flags(int fd) {
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) return -1;
+    return fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+int frl_signals_install(void) {
+    if (installed) return 0;
+    if (sig_pipe[0] < 0) {
+        if (pipe(sig_pipe) != 0) return -1;
+        if (set_flags(sig_pipe[0]) != 0 || set_flags(sig_pipe[1]) != 0) return -1;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    if (sigaction(SIGINT, &sa, &old_int) != 0) return -1;
+    if (sigaction(SIGWINCH, &sa, &old_winch) != 0) return -1;
+    installed = 1;
+    return 0;
+}
+
+void frl_signals_restore(void) {
+    if (!installed) return;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGWINCH, &old_winch, NULL);
+    installed = 0;
+}
+
+/* Reads the pipe empty; returns the number of interrupts in it (window changes are noted). */
+static int drain(void) {
+    char buf[64];
+    int n = 0;
+    ssize_t r;
+    while ((r = read(sig_pipe[0], buf, sizeof buf)) > 0) {
+        for (ssize_t i = 0; i < r; i++) if (buf[i] == 'i') n++;
+    }
+    return n;
+}
+
+int frl_take_interrupts(void) {
+    if (sig_pipe[0] < 0) return 0;
+    winch_pending = 0;
+    return drain();
+}
+
+int frl_wait(int fd, int timeout_ms) {
+    for (;;) {
+        fd_set fds;
+        FD_ZERO(&fds);
+        FD_SET(fd, &fds);
+        int maxfd = fd;
+        if (sig_pipe[0] >= 0) {
+            FD_SET(sig_pipe[0], &fds);
+            if (sig_pipe[0] > maxfd) maxfd = sig_pipe[0];
+        }
+        struct timeval tv, *tvp = NULL;
+        if (timeout_ms >= 0) {
+            tv.tv_sec = timeout_ms / 1000;
+            tv.tv_usec = (timeout_ms % 1000) * 1000;
+            tvp = &tv;
+        }
+        int r = select(maxfd + 1, &fds, NULL, NULL, tvp);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (r == 0) return -1;
+        if (sig_pipe[0] >= 0 && FD_ISSET(sig_pipe[0], &fds)) {
+            if (drain() > 0) return 0;
+            winch_pending = 0;  /* only a window change: nothing to do while not editing */
+            if (!FD_ISSET(fd, &fds)) continue;
+        }
+        if (FD_ISSET(fd, &fds)) return 1;
+    }
+}
+
+/* ---- completion ---------------------------------------------------------------------------- */
+
+static frl_candidates_fn candidates_fn = NULL;
+static char **pending = NULL;   /* candidates handed out by the generator */
+static size_t pending_index = 0;
+
+static void free_pending(void) {
+    if (!pending) return;
+    for (size_t i = pending_index; pending[i]; i++) free(pending[i]);
+    free(pending);
+    pending = NULL;
+    pending_index = 0;
+}
+
+static char *generator(const char *text, int state) {
+    (void)text;
+    if (!pending) return NULL;
+    if (pending[pending_index] == NULL) { free_pending(); return NULL; }
+    return pending[pending_index++];  /* readline frees it */
+}
+
+/* readline's word is line[start ..< end]; the candidates replace line[lstart ..< end]. Map them
+   onto readline's word (they normally agree, since the word breaks match the completer). */
+static char **attempted_completion(const char *text, int start, int end) {
+    (void)text;
+    rl_attempted_completion_over = 1;   /* never fall back to file names */
+    rl_completion_append_character = '\0';
+    rl_completion_suppress_append = 1;
+    free_pending();
+    if (!candidates_fn) return NULL;
+    int lstart = start;
+    char **list = candidates_fn(rl_line_buffer, end, &lstart);
+    if (!list) return NULL;
+    if (lstart < 0) lstart = 0;
+    if (lstart > end) lstart = end;
+    size_t n = 0;
+    while (list[n]) n++;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *c = list[i];
+        char *mapped = NULL;
+        if (lstart == start) {
+            mapped = c;
+            c = NULL;
+        } else if (lstart < start) {
+            size_t extra = (size_t)(start - lstart);
+            if (strncmp(c, rl_line_buffer + lstart, extra) == 0) mapped = strdup(c + extra);
+        } else {
+            size_t extra = (size_t)(lstart - start);
+            mapped = malloc(extra + strlen(c) + 1);
+            if (mapped) {
+                memcpy(mapped, rl_line_buffer + start, extra);
+                strcpy(mapped + extra, c);
+            }
+        }
+        free(c);
+        if (mapped) list[kept++] = mapped;
+    }
+    list[kept] = NULL;
+    if (kept == 0) { free(list); return NULL; }
+    pending = list;
+    pending_index = 0;
+    char **matches = rl_completion_matches(text, generator);
+    free_pending();
+    return matches;
+}
+
+void frl_configure(const char *name, const char *word_breaks, frl_candidates_fn candidates) {
+    static char *saved_name = NULL, *saved_breaks = NULL;
+    free(saved_name);
+    free(saved_breaks);
+    saved_name = strdup(name);
+    saved_breaks = strdup(word_breaks);
+    rl_readline_name = saved_name;
+    rl_basic_word_break_characters = saved_breaks;
+    rl_completer_word_break_characters = saved_breaks;
+    rl_completer_quote_characters = NULL;
+    rl_attempted_completion_function = attempted_completion;
+    rl_sort_completion_matches = 1;
+    candidates_fn = candidates;
+    rl_catch_signals = 0;          /* our self-pipe handles SIGINT */
+    rl_catch_sigwinch = 0;
+    rl_change_environment = 0;     /* don't export LINES/COLUMNS */
+    rl_initialize();
+    /* After rl_initialize (which reads ~/.inputrc): pasted text shouldn't arrive wrapped in
+       escape sequences, and a terminal shouldn't be told to switch modes. */
+    rl_variable_bind("enable-bracketed-paste", "off");
+    using_history();
+}
+
+/* ---- reading lines with readline ------------------------------------------------------------ */
+
+static char *got_line = NULL;
+static int got_done = 0;
+
+static void on_line(char *line) {
+    got_line = line;
+    got_done = 1;
+    rl_callback_handler_remove();
+}
+
+int frl_readline(const char *prompt, char **out) {
+    *out = NULL;
+    got_line = NULL;
+    got_done = 0;
+    if (rl_instream == NULL) rl_instream = stdin;
+    if (rl_outstream == NULL) rl_outstream = stdout;
+    fflush(stdout);
+    rl_callback_handler_install(prompt, on_line);
+    int in = fileno(rl_instream);
+    while (!got_done) {
+        int r = frl_wait(in, -1);
+        if (r == 0) {
+            /* Ctrl-C: discard the line and start over, as bash does. */
+            rl_free_line_state();
+            rl_callback_sigcleanup();
+            rl_cleanup_after_signal();
+            rl_callback_handler_remove();
+            fputs("^C\n", rl_outstream);
+            fflush(rl_outstream);
+            using_history();
+            return FRL_INTERRUPT;
+        }
+        if (r < 0) {
+            rl_callback_handler_remove();
+            return FRL_EOF;
+        }
+        if (winch_pending) {
+            winch_pending = 0;
+            rl_resize_terminal();
+        }
+        rl_callback_read_char();
+        if (!got_done && rl_eof_found) {
+            /* end of file in the middle of a line: give up on the line */
+            rl_callback_handler_remove();
+            return FRL_EOF;
+        }
+    }
+    if (got_line == NULL) return FRL_EOF;
+    *out = got_line;
+    return FRL_LINE;
+}
+
+/* ---- reading lines without readline --------------------------------------------------------- */
+
+static char *plain_buf = NULL;
+static size_t plain_len = 0, plain_cap = 0;
+static int plain_eof = 0;
+
+int frl_plain_readline(const char *prompt, char **out) {
+    *out = NULL;
+    if (prompt && *prompt) {
+        fputs(prompt, stdout);
+    }
+    fflush(stdout);
+    for (;;) {
+        char *nl = plain_len ? memchr(plain_buf, '\n', plain_len) : NULL;
+        if (nl || (plain_eof && plain_len > 0)) {
+            size_t n = nl ? (size_t)(nl - plain_buf) : plain_len;
+            char *line = malloc(n + 1);
+            if (!line) return FRL_EOF;
+            memcpy(line, plain_buf, n);
+            line[n] = '\0';
+            if (n > 0 && line[n - 1] == '\r') line[n - 1] = '\0';
+            size_t used = nl ? n + 1 : n;
+            memmove(plain_buf, plain_buf + used, plain_len - used);
+            plain_len -= used;
+            *out = line;
+            return FRL_LINE;
+        }
+        if (plain_eof) return FRL_EOF;
+        int r = frl_wait(STDIN_FILENO, -1);
+        if (r == 0) {
+            plain_len = 0;  /* like the terminal: Ctrl-C drops what was typed */
+            fputs("\n", stdout);
+            fflush(stdout);
+            return FRL_INTERRUPT;
+        }
+        if (r < 0) { plain_eof = 1; continue; }
+        if (plain_cap - plain_len < 4096) {
+            size_t cap = plain_cap ? plain_cap * 2 : 8192;
+            char *b = realloc(plain_buf, cap);
+            if (!b) return FRL_EOF;
+            plain_buf = b;
+            plain_cap = cap;
+        }
+        ssize_t got = read(STDIN_FILENO, plain_buf + plain_len, plain_cap - plain_len);
+        if (got < 0) {
+            if (errno == EINTR || errno == EAGAIN) continue;
+            plain_eof = 1;
+        } else if (got == 0) {
+            plain_eof = 1;
+        } else {
+            plain_len += (size_t)got;
+        }
+    }
+}
+
+int frl_columns(void) {
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+    return 80;
+}
+
+/* ---- history -------------------------------------------------------------------------------- */
+
+void frl_history_setup(int max) {
+    using_history();
+    history_write_timestamps = 1;     /* entries separated by "#<time>" lines … */
+    history_multiline_entries = 1;    /* … so that multi-line chunks read back as one entry */
+    history_comment_char = '#';       /* (without it the timestamps are empty and not written) */
+    if (max > 0) stifle_history(max);
+}
+
+void frl_history_add(const char *entry) {
+    if (!entry || !*entry) return;
+    HIST_ENTRY *last = history_length > 0 ? history_get(history_base + history_length - 1) : NULL;
+    if (!last || strcmp(last->line, entry) != 0) add_history(entry);  /* no consecutive duplicates */
+    using_history();
+}
+
+int frl_history_load(const char *path) {
+    int r = read_history(path);
+    using_history();
+    return r;
+}
+
+int frl_history_save(const char *path) { return write_history(path); }
+
+static char *exit_path = NULL;
+static int exit_registered = 0;
+
+static void save_at_exit(void) {
+    if (exit_path) write_history(exit_path);
+}
+
+void frl_history_save_at_exit(const char *path) {
+    free(exit_path);
+    exit_path = path ? strdup(path) : NULL;
+    if (exit_path && !exit_registered) {
+        atexit(save_at_exit);
+        exit_registered = 1;
+    }
+}
+
+int frl_history_count(void) { return history_length; }
+
+const char *frl_history_entry(int i) {
+    HIST_ENTRY *e = history_get(history_base + i);
+    return e ? e->line : NULL;
+}

@@ -1,0 +1,525 @@
+#!/usr/bin/env python3
+"""Drives the `flickr` REPL through a real pseudo-terminal (readline on) with pexpect.
+
+    repl_pty.py SCENARIO --flickr PATH [--sandbox PATH]
+
+Scenarios: completion, multiline, errors, commands, cancel, interrupt, history, color, plain.
+Each prints `ok: ...` lines and exits 0, or prints `FAIL: ...` with the transcript and exits 1.
+Measurements are printed as `key=value` lines (cancel_seconds=...). Every wait is bounded.
+Environment of the child: a throwaway HOME / XDG_* / INPUTRC, so no real profile, history or
+~/.inputrc is touched or read.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import pexpect
+
+TIMEOUT = 20          # per expect; generous for a loaded machine
+SGR = re.compile(rb"\x1b\[[0-9;]*m")
+
+
+class Fail(Exception):
+    pass
+
+
+SESSIONS = []
+
+
+class Session:
+    """One flickr process in a pty, with its whole output kept for the report."""
+
+    def __init__(self, args, flickr, env, dimensions=(40, 200)):
+        SESSIONS.append(self)
+        self.log = bytearray()
+        self.child = pexpect.spawn(flickr, args, env=env, timeout=TIMEOUT, dimensions=dimensions)
+        self.child.delaybeforesend = 0.02
+
+    def expect(self, pattern, what, timeout=TIMEOUT):
+        try:
+            if isinstance(pattern, (str, bytes)):
+                self.child.expect_exact(pattern, timeout=timeout)  # plain text, not a regex
+            else:
+                self.child.expect(pattern, timeout=timeout)
+        except (pexpect.TIMEOUT, pexpect.EOF) as e:
+            self._keep()
+            raise Fail(f"{what}: did not see {pattern!r} ({type(e).__name__})")
+        self._keep()
+        return self.child.match
+
+    def _keep(self):
+        if isinstance(self.child.before, bytes):
+            self.log += self.child.before
+        if isinstance(self.child.after, bytes):
+            self.log += self.child.after
+
+    def send(self, data):
+        self.child.send(data)
+
+    def prompt(self, what="prompt"):
+        # the prompt at the start of a line (after a newline or at the very beginning)
+        return self.expect(re.compile(rb"(^|\n)> $", re.M), what)
+
+    def line(self, text, what=None):
+        self.send(text + "\r")
+
+    def finish(self, what="exit"):
+        try:
+            self.child.expect(pexpect.EOF, timeout=TIMEOUT)
+        except pexpect.TIMEOUT:
+            self._keep()
+            self.child.terminate(force=True)
+            raise Fail(f"{what}: the process did not exit")
+        self._keep()
+        self.child.close()
+        return self.child.exitstatus
+
+    def close(self):
+        if self.child.isalive():
+            self.child.terminate(force=True)
+
+    def transcript(self):
+        return self.log.decode("utf-8", "replace")
+
+
+def base_env(home, color=False):
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": home,
+        "XDG_CONFIG_HOME": os.path.join(home, "config"),
+        "XDG_STATE_HOME": os.path.join(home, "state"),
+        "INPUTRC": os.path.join(home, "inputrc"),
+        "TERM": "xterm",
+        "LANG": "C.UTF-8",
+    }
+    for key in ("FLICKR_LUA_DIR",):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    if not color:
+        env["NO_COLOR"] = "1"
+    with open(env["INPUTRC"], "w") as f:
+        f.write("set bell-style none\n")
+    return env
+
+
+def ok(msg):
+    print("ok:", msg, flush=True)
+
+
+# ---- scenarios ------------------------------------------------------------------------------
+
+def completion(a, home):
+    s = Session(["--sandbox"], a.flickr, base_env(home))
+    try:
+        s.prompt("first prompt")
+        # ambiguous (geo. and get…): a second TAB lists the catalog's methods, the line stays
+        s.send("flickr.photos.ge\t\t")
+        m = s.expect(re.compile(rb"flickr\.photos\.geo\.(.|\n)*\n> flickr\.photos\.ge"), "listing of flickr.photos.ge")
+        listing = m.group(0).decode("utf-8", "replace")
+        for name in ("getInfo(", "getSizes(", "getExif(", "getContext(", "getRecent("):
+            if "flickr.photos." + name not in listing:
+                raise Fail(f"listing lacks flickr.photos.{name}: {listing!r}")
+        if "flickr.photos.search" in listing:
+            raise Fail("listing offers names that don't start with flickr.photos.ge")
+        ok("flickr.photos.ge<TAB><TAB> lists geo., getInfo(, getSizes(, getExif(, getContext(, getRecent(")
+        s.send("t\t")  # now unique prefix 'get': TAB again narrows nothing but must not break the line
+        s.send("Si\t")
+        s.expect("zes(", "getSi<TAB> completes to getSizes(")  # readline writes only what it inserts
+        s.send("\x15")  # Ctrl-U: kill the line
+        # unique: completes in place, then the call goes to the in-process sandbox
+        s.send("flickr.test.ec\t")
+        s.expect("ho(", "unique completion of flickr.test.ec")
+        s.send('{ word = "tabbed" })\r')
+        s.expect('word = { _text = "tabbed" }', "echo result after completion")
+        s.prompt()
+        ok("flickr.test.ec<TAB> → flickr.test.echo( and the call runs")
+        s.send('string.fo\t"%d", 7)\r')
+        s.expect('"7"', "string.fo<TAB>")
+        s.prompt()
+        s.send('t = { ["key one"] = 1, key2 = { deep = true } }\r')
+        s.prompt()
+        s.send('t["key o\t\r')
+        s.expect(re.compile(rb"\r\n1\r\n"), 't["key o<TAB>')
+        s.prompt()
+        s.send("t.key2.de\t\r")
+        s.expect(re.compile(rb"\r\ntrue\r\n"), "t.key2.de<TAB>")
+        s.prompt()
+        s.send('s = "abc"\r')
+        s.prompt()
+        s.send("s:upp\t)\r")
+        s.expect('"ABC"', "s:upp<TAB>")
+        s.prompt()
+        ok('string.fo, t["key o, t.key2.de, s:upp complete')
+        # a table with an __index *function*: completion must not call it
+        s.send('calls = 0; trap = setmetatable({}, { __index = function(t, k) calls = calls + 1 end })\r')
+        s.prompt()
+        s.send("trap.x.y\t\t\x15")
+        s.send("calls\r")
+        s.expect(re.compile(rb"\r\n0\r\n"), "calls after completing through an __index function")
+        s.prompt()
+        ok("completion never calls __index functions")
+        s.send("\x04")
+        status = s.finish()
+        if status != 0:
+            raise Fail(f"exit status {status}")
+    finally:
+        s.close()
+    return s
+
+
+def multiline(a, home):
+    s = Session(["--sandbox"], a.flickr, base_env(home))
+    try:
+        s.prompt()
+        s.send("for i = 1, 3 do\r")
+        s.expect(re.compile(rb"\n>> $"), "continuation prompt after 'for ... do'")
+        s.send("  print(i * 10)\r")
+        s.expect(re.compile(rb"\n>> $"), "continuation prompt after the body")
+        s.send("end\r")
+        s.expect(re.compile(rb"10\r\n20\r\n30\r\n"), "loop output")
+        s.prompt()
+        ok("multi-line for loop runs with >> continuation")
+        s.send("x = { 1, 2, name = 'a', nested = { z = 1.0 } }\r")
+        s.prompt()
+        s.send("x\r")
+        s.expect('{ 1, 2, name = "a", nested = { z = 1.0 } }', "pretty-printed table")
+        s.prompt()
+        s.send("_.name\r")
+        s.expect(re.compile(rb'\r\n"a"\r\n'), "_ holds the last result")
+        s.prompt()
+        s.send("1, 2.0, 'three', nil\r")
+        s.expect(re.compile(rb'\r\n1\t2\.0\t"three"\tnil\r\n'), "several results, tab-separated")
+        s.prompt()
+        s.send("c = {}; c.self = c\r")
+        s.prompt()
+        s.send("c\r")
+        s.expect(re.compile(rb"self = <cycle"), "cycle marker")
+        s.prompt()
+        s.send("{\r")
+        s.expect(re.compile(rb"\n>> $"), "continuation for a table constructor")
+        s.send("  10, 20,\r")
+        s.expect(re.compile(rb"\n>> $"), "continuation 2")
+        s.send("}\r")
+        s.expect("{ 10, 20 }", "multi-line expression printed")
+        s.prompt()
+        ok("pretty printer: tables, _, several results, integer vs float, cycles, multi-line expression")
+        s.send(":quit\r")
+        status = s.finish()
+        if status != 0:
+            raise Fail(f"exit status {status}")
+    finally:
+        s.close()
+    return s
+
+
+def errors(a, home):
+    s = Session(["--sandbox"], a.flickr, base_env(home))
+    try:
+        s.prompt()
+        s.send("local function inner() error('boom') end; inner()\r")
+        s.expect("stdin:1: boom", "error message")
+        s.expect("stack traceback:", "traceback header")
+        s.expect("in local 'inner'", "traceback frame of the function")
+        s.prompt("prompt after an error")
+        ok("runtime error prints message and traceback, prompt returns")
+        s.send("1 +\r")
+        s.expect(re.compile(rb"\n>> $"), "incomplete expression continues")
+        s.send(")\r")
+        s.expect("unexpected symbol", "syntax error reported")
+        s.prompt()
+        ok("syntax error reported")
+        s.send("flickr.photos.getInfo{ photo_id = '999999999' }\r")
+        s.expect(re.compile(rb"flickr\.photos\.getInfo: \[1\] [^\r\n]+"), "flickr.Error via __tostring")
+        s.expect("stack traceback:", "flickr error traceback")
+        s.prompt()
+        ok("flickr.Error prints as 'method: [code] message' with a traceback")
+        s.send("2 + 2\r")
+        s.expect(re.compile(rb"\r\n4\r\n"), "REPL still evaluates after errors")
+        s.prompt()
+        s.send("\x04")
+        if s.finish() != 0:
+            raise Fail("exit status")
+    finally:
+        s.close()
+    return s
+
+
+def commands(a, home):
+    s = Session(["--sandbox"], a.flickr, base_env(home))
+    try:
+        s.prompt()
+        s.send(":help\r")
+        s.expect(":doc METHOD", ":help lists :doc")
+        s.expect("flickr.walk", ":help includes the flickr overview")
+        s.prompt()
+        s.send(":doc photos.search\r")
+        s.expect("flickr.photos.search  (GET, perms: none)", ":doc header")
+        s.expect("optional:", ":doc optional arguments")
+        s.expect("tags", ":doc lists tags")
+        s.prompt()
+        s.send(":doc flickr.nope.nothing\r")
+        s.expect("no method 'flickr.nope.nothing'", ":doc of an unknown method")
+        s.prompt()
+        s.send(":time flickr.test.echo{ n = 1 }\r")
+        s.expect(re.compile(rb"time: \d+\.\d{3} s"), ":time prints the elapsed time")
+        s.prompt()
+        s.send(":frobnicate\r")
+        s.expect("unknown command :frobnicate", "unknown command")
+        s.prompt()
+        ok(":help, :doc, :time, unknown command")
+        s.send(":quit\r")
+        if s.finish() != 0:
+            raise Fail("exit status after :quit")
+        ok(":quit exits 0")
+    finally:
+        s.close()
+    return s
+
+
+def start_sandbox(a, latency):
+    proc = subprocess.Popen([a.sandbox, "--port", "0", "--latency", str(latency)],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    values = {}
+    deadline = time.monotonic() + 25
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        line = line.strip()
+        if line == "ready":
+            return proc, values
+        if "=" in line:
+            k, v = line.split("=", 1)
+            values[k] = v
+    proc.kill()
+    raise Fail("flickr-sandbox did not become ready")
+
+
+def cancel(a, home):
+    proc, v = start_sandbox(a, 5000)
+    s = None
+    try:
+        env = base_env(home)
+        env.update({"FLICKR_API_KEY": v["api_key"], "FLICKR_API_SECRET": v["api_secret"],
+                    "FLICKR_OAUTH_TOKEN": v["oauth_token"], "FLICKR_OAUTH_TOKEN_SECRET": v["oauth_token_secret"]})
+        s = Session(["--endpoint", v["url"]], a.flickr, env)
+        s.prompt()
+        s.send("r = flickr.test.echo{ slow = 'yes' }\r")
+        time.sleep(0.7)  # the request is on its way (the sandbox holds it for 5 s)
+        t0 = time.monotonic()
+        s.send("\x03")
+        s.expect(re.compile(rb"interrupted!"), "cancelled call reports interrupted!")
+        s.prompt("prompt after cancelling")
+        elapsed = time.monotonic() - t0
+        print(f"cancel_seconds={elapsed:.3f}", flush=True)
+        if elapsed >= 4.0:
+            raise Fail(f"Ctrl-C took {elapsed:.2f} s to cancel a 5 s call")
+        ok(f"Ctrl-C cancelled a call to a --latency 5000 sandbox in {elapsed:.2f} s, prompt back")
+        # the same cancel inside pcall: the error value says what happened
+        s.send("ok, e = pcall(flickr.test.echo, {})\r")
+        time.sleep(0.7)
+        s.send("\x03")
+        s.prompt("prompt after a second cancel")
+        s.send("e.kind\r")
+        s.expect('"cancelled"', "error kind cancelled")
+        s.prompt()
+        ok("the error of a cancelled call has kind 'cancelled'")
+        s.send("\x04")
+        if s.finish() != 0:
+            raise Fail("exit status")
+    finally:
+        if s:
+            s.close()
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    return s
+
+
+def interrupt(a, home):
+    s = Session(["--sandbox"], a.flickr, base_env(home))
+    try:
+        s.prompt()
+        # Ctrl-C while editing clears the line
+        s.send("this would be a syntax error")
+        s.send("\x03")
+        s.prompt("new prompt after Ctrl-C while editing")
+        s.send("6 * 7\r")
+        s.expect(re.compile(rb"\r\n42\r\n"), "line was cleared by Ctrl-C")
+        s.prompt()
+        ok("Ctrl-C while editing clears the line")
+        # Ctrl-C in a continuation drops the whole pending chunk
+        s.send("for i = 1, 2 do\r")
+        s.expect(re.compile(rb"\n>> $"), "continuation")
+        s.send("\x03")
+        s.prompt("primary prompt after Ctrl-C in a continuation")
+        s.send("'fresh'\r")
+        s.expect('"fresh"', "pending chunk dropped")
+        s.prompt()
+        ok("Ctrl-C in a continuation drops the pending chunk")
+        # A busy Lua loop: two Ctrl-Cs quickly must interrupt, not kill
+        s.send("while true do end\r")
+        time.sleep(0.5)
+        s.send("\x03")
+        s.send("\x03")
+        s.expect("interrupted!", "busy loop interrupted")
+        s.prompt("prompt after interrupting a loop")
+        time.sleep(0.3)
+        s.send("'alive'\r")
+        s.expect('"alive"', "still alive after two Ctrl-Cs")
+        ok("two Ctrl-Cs during a busy loop interrupt it and don't kill the process")
+        s.send("\x04")
+        if s.finish() != 0:
+            raise Fail("exit status")
+    finally:
+        s.close()
+    return s
+
+
+def history(a, home):
+    env = base_env(home)
+    path = os.path.join(home, "state", "flickr", "history")
+    s = Session(["--sandbox"], a.flickr, env)
+    try:
+        s.prompt()
+        s.send("40 + 2\r")
+        s.expect(re.compile(rb"\r\n42\r\n"), "first run value")
+        s.prompt()
+        s.send("for i = 1, 2 do\r")
+        s.expect(re.compile(rb"\n>> $"), "continuation")
+        s.send("print('loop', i)\r")
+        s.expect(re.compile(rb"\n>> $"), "continuation")
+        s.send("end\r")
+        s.expect(re.compile(rb"loop\t2\r\n"), "loop ran")
+        s.prompt()
+        s.send("'last one'\r")
+        s.prompt()
+        s.send("\x04")
+        if s.finish("first run") != 0:
+            raise Fail("first run exit status")
+    finally:
+        s.close()
+    if not os.path.exists(path):
+        raise Fail(f"no history file at {path}")
+    with open(path, encoding="utf-8") as f:
+        saved = f.read()
+    if "for i = 1, 2 do\nprint('loop', i)\nend" not in saved:
+        raise Fail(f"multi-line chunk not saved whole: {saved!r}")
+    ok("Ctrl-D saved the history file with the multi-line chunk")
+    s2 = Session(["--sandbox"], a.flickr, env)
+    try:
+        s2.prompt()
+        s2.send("\x1b[A\x1b[A")   # Up twice: the for loop, whole
+        s2.expect("end", "the multi-line entry is recalled whole")
+        s2.send("\r")
+        s2.expect(re.compile(rb"loop\t1\r\nloop\t2\r\n"), "recalled loop runs")
+        s2.prompt()
+        ok("Up recalls the multi-line chunk from the previous run as one entry")
+        s2.send("\x12")            # Ctrl-R
+        s2.send("40 +")
+        s2.expect("40 + 2", "reverse search finds the entry")
+        s2.send("\r")
+        s2.expect(re.compile(rb"\r\n42\r\n"), "found entry runs")
+        s2.prompt()
+        ok("Ctrl-R finds '40 + 2' from the previous run")
+        s2.send(":quit\r")
+        if s2.finish("second run") != 0:
+            raise Fail("second run exit status")
+    finally:
+        s2.close()
+    return s2
+
+
+def color(a, home):
+    # colour on a terminal without NO_COLOR …
+    s = Session(["--sandbox"], a.flickr, base_env(home, color=True))
+    try:
+        s.expect("> ", "prompt")
+        s.send("{ 1, 'two', x = true }\r")
+        s.expect("true", "coloured value")
+        s.expect("> ", "prompt")
+        s.send("\x04")
+        s.finish()
+    finally:
+        s.close()
+    if not SGR.search(bytes(s.log)):
+        raise Fail("no colour on a terminal without NO_COLOR (the NO_COLOR check would prove nothing)")
+    ok("colour sequences on a terminal")
+    # … and none at all under NO_COLOR or --no-color
+    for args, env, label in ((["--sandbox"], base_env(home), "NO_COLOR=1"),
+                             (["--no-color", "--sandbox"], base_env(home, color=True), "--no-color")):
+        s = Session(args, a.flickr, env)
+        try:
+            s.prompt()
+            s.send("{ 1, 'two', x = true }\r")
+            s.expect('{ 1, "two", x = true }', "plain value")
+            s.prompt()
+            s.send("error('red?')\r")
+            s.expect("stack traceback", "error")
+            s.prompt()
+            s.send("\x04")
+            s.finish()
+        finally:
+            s.close()
+        found = SGR.findall(bytes(s.log))
+        if found:
+            raise Fail(f"{label}: colour sequences in the output: {found[:5]}")
+        ok(f"{label}: no SGR sequence anywhere in the pty output")
+    return s
+
+
+def plain(a, home):
+    env = base_env(home, color=True)
+    script = "x = 20\nfor i = 1, 2 do\nprint('p', i)\nend\nx + 1\n{ 'a', n = 1 }\nerror('oops')\n:doc test.echo\n'after'\n"
+    r = subprocess.run([a.flickr, "--sandbox", "-i"], input=script.encode(), env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    out, err = r.stdout.decode(), r.stderr.decode()
+    print(out)
+    print(err)
+    for want in ("p\t1\np\t2\n", "21\n", '{ "a", n = 1 }\n', "flickr.test.echo", '"after"\n'):
+        if want not in out:
+            raise Fail(f"plain stdin: {want!r} not in stdout")
+    if "oops" not in err or "stack traceback" not in err:
+        raise Fail("plain stdin: error not on stderr")
+    if "\x1b" in out + err:
+        raise Fail("plain stdin: escape sequences in the output")
+    if r.returncode != 0:
+        raise Fail(f"plain stdin: exit status {r.returncode}")
+    ok("non-terminal stdin: same evaluation, no escape sequences, exit 0 at end of input")
+    return None
+
+
+SCENARIOS = {f.__name__: f for f in (completion, multiline, errors, commands, cancel, interrupt, history, color, plain)}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("scenario", choices=sorted(SCENARIOS))
+    p.add_argument("--flickr", required=True)
+    p.add_argument("--sandbox")
+    a = p.parse_args()
+    home = tempfile.mkdtemp(prefix="flickr-repl-")
+    try:
+        SCENARIOS[a.scenario](a, home)
+        return 0
+    except Fail as e:
+        print("FAIL:", e, flush=True)
+        for i, s in enumerate(SESSIONS):
+            print(f"---- transcript {i + 1} ----")
+            print(repr(s.transcript()))
+        return 1
+    finally:
+        for s in SESSIONS:
+            s.close()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
