@@ -188,7 +188,7 @@ let package = Package(
         .testTarget(
             name: "FlickrShellTests",
             dependencies: [
-                "FlickrShell", "FlickrSandbox", "FlickrAPI", "FlickrTestSupport",
+                "FlickrShell", "FlickrSandbox", "FlickrAPI", "FlickrTestSupport", "FlickrLua", "LuaKit", "FlickrProtocol",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

@@ -9,7 +9,7 @@
 local M = {}
 
 local math_type, string_format, concat = math.type, string.format, table.concat
-local rawget, next, type, tostring = rawget, next, type, tostring
+local rawget, rawlen, next, type, tostring, pcall = rawget, rawlen, next, type, tostring, pcall
 
 local COLORS = {
   string = "\27[32m", number = "\27[36m", boolean = "\27[35m", ["nil"] = "\27[35m",
@@ -24,9 +24,29 @@ M.keywords = {}
 for w in ([[and break do else elseif end false for function goto if in local nil not or repeat
   return then true until while]]):gmatch("%a+") do M.keywords[w] = true end
 
---- Quotes a string the way Lua source would read it back (%q), keeping it on one line.
+local ESCAPES = { ["\\"] = "\\\\", ['"'] = '\\"', ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t",
+  ["\a"] = "\\a", ["\b"] = "\\b", ["\f"] = "\\f", ["\v"] = "\\v" }
+
+--- Quotes a string the way Lua source would read it back, on one line: `\n`, `\t`, `\"`, other
+--- control bytes as `\ddd` (UTF-8 text is kept as it is).
 local function quote(s)
-  return (string_format("%q", s):gsub("\\\n", "\\n"):gsub("\r", "\\r"))
+  return '"' .. s:gsub('[%c"\\]', function(c)
+    return ESCAPES[c] or string_format("\\%03d", c:byte())
+  end) .. '"'
+end
+
+--- The address of a reference value, without `tostring` (which would run `__tostring`).
+local function address(v)
+  local ok, p = pcall(string_format, "%p", v)
+  return ok and p or "?"
+end
+
+--- `<type name 0x…>`: the `__name` of the metatable (read raw) when there is one.
+local function opaque(v)
+  local mt = debug.getmetatable(v)
+  local name = type(mt) == "table" and rawget(mt, "__name")
+  if type(name) ~= "string" then name = nil end
+  return "<" .. type(v) .. (name and (" " .. name) or "") .. " " .. address(v) .. ">"
 end
 
 local function number_text(n)
@@ -48,7 +68,8 @@ local function sort_keys(a, b)
     return ta < tb
   end
   if ta == "number" or ta == "string" then return a < b end
-  return tostring(a) < tostring(b)
+  if ta == "boolean" then return (not a) and b end  -- false before true
+  return address(a) < address(b)                   -- tables, functions…: by address, no __tostring
 end
 
 --- Options: depth (default 4), items (default 50 per table), indent ("  "), color (false),
@@ -74,7 +95,7 @@ function M.format(value, opts)
     if t == "string" then return paint("string", quote(v)) end
     if t == "number" then return paint("number", number_text(v)) end
     if t == "boolean" or t == "nil" then return paint(t, tostring(v)) end
-    return paint("other", "<" .. tostring(v) .. ">")
+    return paint("other", opaque(v))
   end
 
   local function key_text(k)
@@ -84,10 +105,9 @@ function M.format(value, opts)
 
   function render(v, depth, prefix)
     if type(v) ~= "table" then return scalar(v) end
-    if path[v] then return paint("dim", "<cycle " .. tostring(v):gsub("^table: ", "") .. ">") end
-    local n = #v
-    -- rawlen: # on a table with __len would run code; the array part is 1..n with n = raw border.
-    n = rawlen(v)
+    if path[v] then return paint("dim", "<cycle " .. address(v) .. ">") end
+    -- rawlen, not #: # on a table with __len would run code; the array part is 1..n.
+    local n = rawlen(v)
     local keys, count = {}, 0
     for k in next, v do
       count = count + 1
