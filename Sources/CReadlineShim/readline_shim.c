@@ -176,6 +176,36 @@ static char **attempted_completion(const char *text, int start, int end) {
     return matches;
 }
 
+/* Where the last component of a candidate starts: after the last `.` or `:` of the path, or at
+   its last `[` for a `["key"]` candidate; a trailing `.` or `(` (the type hint) doesn't count. */
+static size_t last_component(const char *c) {
+    size_t end = strlen(c);
+    if (end > 1 && (c[end - 1] == '.' || c[end - 1] == '(')) end--;
+    if (end > 0 && c[end - 1] == ']') {
+        for (size_t i = end; i > 0; i--) if (c[i - 1] == '[') return i - 1;
+        return 0;
+    }
+    for (size_t i = end; i > 0; i--) if (c[i - 1] == '.' || c[i - 1] == ':') return i;
+    return 0;
+}
+
+/* Lists matches by their last component (`getInfo(` rather than `flickr.photos.getInfo(`). */
+static void display_matches(char **matches, int count, int max_length) {
+    (void)max_length;
+    char **shown = calloc((size_t)count + 2, sizeof *shown);
+    if (!shown) return;
+    int longest = 0;
+    shown[0] = matches[0];
+    for (int i = 1; i <= count; i++) {
+        shown[i] = matches[i] + last_component(matches[i]);
+        int len = (int)strlen(shown[i]);
+        if (len > longest) longest = len;
+    }
+    rl_display_match_list(shown, count, longest);
+    free(shown);
+    rl_forced_update_display();
+}
+
 void frl_configure(const char *name, const char *word_breaks, frl_candidates_fn candidates) {
     static char *saved_name = NULL, *saved_breaks = NULL;
     free(saved_name);
@@ -188,6 +218,7 @@ void frl_configure(const char *name, const char *word_breaks, frl_candidates_fn 
     rl_completer_quote_characters = NULL;
     rl_attempted_completion_function = attempted_completion;
     rl_sort_completion_matches = 1;
+    rl_completion_display_matches_hook = display_matches;
     candidates_fn = candidates;
     rl_catch_signals = 0;          /* our self-pipe handles SIGINT */
     rl_catch_sigwinch = 0;

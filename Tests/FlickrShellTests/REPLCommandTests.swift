@@ -53,4 +53,13 @@ struct REPLCommandTests {
     func plain() {
         #expect(REPLText.plain("A <a href=\"x\">link</a> &amp; &quot;q&quot;\n  more") == "A link & \"q\" more")
     }
+
+    @Test("the note about locals is for `local x`, not `local function` or other statements")
+    func localNote() {
+        #expect(REPLLoop.declaresLocal("local x = 1"))
+        #expect(REPLLoop.declaresLocal("  local a, b = 1, 2"))
+        #expect(!REPLLoop.declaresLocal("local function f() end"))
+        #expect(!REPLLoop.declaresLocal("localx = 1"))
+        #expect(!REPLLoop.declaresLocal("x = 1"))
+    }
 }

@@ -72,6 +72,7 @@ final class REPLLoop {
 
         var pending: [String] = []   // lines of an unfinished chunk
         var timed = false            // the pending chunk came from `:time`
+        var warnedAboutLocals = false
         while true {
             if pending.isEmpty { editor.discardPendingInterrupts() }
             switch editor.read(prompt: prompt(continuation: !pending.isEmpty)) {
@@ -106,10 +107,20 @@ final class REPLLoop {
                 if case .incomplete = outcome { continue }
                 editor.remember(timed ? ":time " + chunk : chunk)
                 report(outcome, timed: timed)
+                if !warnedAboutLocals, case .values = outcome, Self.declaresLocal(chunk) {
+                    warnedAboutLocals = true  // as Lua 5.5's REPL does, once
+                    FileHandleOutput.standardError(palette.dim("note: locals do not survive to the next prompt; drop `local` to keep the value") + "\n")
+                }
                 pending = []
                 timed = false
             }
         }
+    }
+
+    /// Whether a chunk starts by declaring a local (`local x = …`, not `local function`).
+    static func declaresLocal(_ chunk: String) -> Bool {
+        let words = chunk.split(whereSeparator: { $0.isWhitespace }).prefix(2)
+        return words.first == "local" && words.dropFirst().first != "function"
     }
 
     /// The prompt: `_PROMPT`/`_PROMPT2` when they are strings (as lua.c), else `> ` / `>> `.
