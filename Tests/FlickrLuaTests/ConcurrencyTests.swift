@@ -33,6 +33,7 @@ import Testing
             best = min(best, clock.now - start)
             #expect(r == [32])
             if best < .milliseconds(1200) { break }
+            try await Task.sleep(for: .milliseconds(500))  // let a burst of other tests pass
         }
         try? await server.stop()
         print("flickr.map: 32 getInfo at concurrency 8 with 100 ms latency took \(best)")
