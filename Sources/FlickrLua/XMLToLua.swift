@@ -13,8 +13,9 @@ import LuaKit
 /// an `<rsp>` root is the result itself, another root `r` gives `{r = …}`. The parser's safety
 /// settings apply (no DTD, no entity expansion, no network).
 ///
-/// Stack discipline: every open element is one table on the Lua stack, in document order; a
-/// closing element's table is stored into its parent's (one below it) and popped.
+/// Stack discipline: a table of name strings sits at the bottom (slot `names`); above it every
+/// open element is one table, in document order; a closing element's table is stored into its
+/// parent's (one below it) and popped.
 final class XMLToLua {
     private struct Frame {
         var name: String
@@ -23,16 +24,62 @@ final class XMLToLua {
         var text: [UInt8] = []
     }
 
+    /// libxml2 interns element and attribute names, so a name arrives as the same pointer every
+    /// time: each distinct name becomes a Swift String and a Lua string once (kept in the names
+    /// table at `index`), found again by pointer (open addressing, linear probing).
+    private struct Name {
+        var pointer: UnsafeRawPointer?
+        var text = ""
+        var index: Int64 = 0
+    }
+
     private let state: LuaState
     private let rule: ListRule
     private var frames: [Frame] = []
     private var rootName: String?
     private var failure: LuaError?
+    private var names = [Name](repeating: Name(), count: 256)
+    private var nameCount: Int64 = 0
+    private var namesTable: Int32 = 0
 
     private init(state: LuaState, rule: ListRule) {
         self.state = state
         self.rule = rule
         frames.reserveCapacity(16)
+    }
+
+    /// The cache slot of the name at `p`, adding it (Swift and Lua strings) when new; -1 when
+    /// the cache is full (more than 256 distinct names).
+    @inline(__always)
+    private func slot(_ p: UnsafePointer<CChar>) -> Int {
+        let key = UnsafeRawPointer(p)
+        var i = Int(truncatingIfNeeded: (UInt(bitPattern: p) &* 0x9E37_79B9_7F4A_7C15) >> 56)
+        for _ in 0..<names.count {
+            guard let occupant = names[i].pointer else {
+                nameCount += 1
+                names[i] = Name(pointer: key, text: String(cString: p), index: nameCount)
+                state.push(cString: p)
+                state.rawSet(index: nameCount, in: namesTable)
+                return i
+            }
+            if occupant == key { return i }
+            i = (i + 1) & (names.count - 1)
+        }
+        return -1
+    }
+
+    /// [-0, +1] Pushes the name at `p` as a Lua string.
+    @inline(__always)
+    private func pushName(_ p: UnsafePointer<CChar>) {
+        let i = slot(p)
+        if i >= 0 { state.rawGet(index: names[i].index, in: namesTable) } else { state.push(cString: p) }
+    }
+
+    /// The name at `p` as a Swift String.
+    @inline(__always)
+    private func name(_ p: UnsafePointer<CChar>) -> String {
+        let i = slot(p)
+        return i >= 0 ? names[i].text : String(cString: p)
     }
 
     /// [-0, +1] Parses `bytes` and pushes the mapped response.
@@ -42,7 +89,10 @@ final class XMLToLua {
             throw FlickrError(kind: .parse, message: "malformed response: empty document")
         }
         let top = state.top
+        guard state.ensureStack(8) else { throw FlickrError(kind: .parse, message: "Lua stack overflow") }
         let builder = XMLToLua(state: state, rule: rule)
+        state.newTable(array: 32)
+        builder.namesTable = state.top
         var handlers = fx_handlers(start_element: xmlStart, end_element: xmlEnd, characters: xmlCharacters)
         var message = [CChar](repeating: 0, count: 256)
         var line: Int32 = 0
@@ -50,13 +100,14 @@ final class XMLToLua {
             fx_parse(base.assumingMemoryBound(to: CChar.self), bytes.count, &handlers,
                      Unmanaged.passUnretained(builder).toOpaque(), &message, message.count, &line)
         }
-        if rc != 0 || builder.failure != nil || builder.rootName == nil || state.top != top + 1 {
+        if rc != 0 || builder.failure != nil || builder.rootName == nil || state.top != top + 2 {
             state.setTop(top)
             if let failure = builder.failure { throw FlickrError(kind: .parse, message: failure.message) }
             let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             let detail = rc != 0 ? (text.isEmpty ? "malformed XML" : text) + (line > 0 ? " (line \(line))" : "") : "no root element"
             throw FlickrError(kind: .parse, message: "malformed response: " + detail)
         }
+        state.remove(at: builder.namesTable)
         if builder.rootName != "rsp" {
             state.newTable(record: 1)
             state.push(builder.rootName ?? "root")
@@ -77,12 +128,12 @@ final class XMLToLua {
             for i in 0..<count {
                 let entry = attributes + i * 3
                 guard let key = entry[0], let value = entry[1], let end = entry[2] else { continue }
-                state.push(cString: key)
+                pushName(key)
                 Self.pushAttribute(UnsafeRawBufferPointer(start: value, count: end - value), onto: state)
                 state.rawSet(in: -3)
             }
         }
-        frames.append(Frame(name: String(cString: name)))
+        frames.append(Frame(name: self.name(name)))
     }
 
     fileprivate func characters(_ text: UnsafePointer<CChar>, _ count: Int) {

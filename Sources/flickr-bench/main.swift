@@ -69,8 +69,8 @@ struct Bench {
     /// - tree: FlickrXML.parse, then the tree pushed with raw sets (what every flickr.* call does,
     ///   since FlickrClient returns the parsed tree);
     /// - direct: tables built straight from the parser's callbacks (flickr.parse_xml).
-    /// Results are kept alive (a registry reference each) so that freeing stays out of the
-    /// timing, as on the Python side. Runs alternate between the two ways.
+    /// As on the Python side, the previous result is freed outside the timing: it is dropped and
+    /// a full collection runs before each timed run. Runs alternate between the two ways.
     static func luaMap(file: String, runs: Int) async throws {
         let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
         _ = MethodCatalog.listRule
@@ -83,29 +83,33 @@ struct Bench {
         }
         let f = try await lua.perform { L -> Figures in
             var f = Figures()
-            var keep: [LuaRef] = []
             if let mode = ProcessInfo.processInfo.environment["LUA_GC_MODE"] { try L.run("collectgarbage('\(mode)')") }
             let clock = ContinuousClock()
             for _ in 0..<max(1, runs) {
+                L.pushNil()
+                L.setGlobal("mapped")
+                L.collectGarbage()
                 let start = clock.now
                 let tree = try FlickrXML.parse(data)
                 let parsed = clock.now
                 try L.push(flickrNode: tree)
                 let end = clock.now
-                keep.append(LuaRef(popping: L))
+                L.setGlobal("mapped")
                 f.tree = min(f.tree, seconds(end - start))
                 f.parse = min(f.parse, seconds(parsed - start))
                 f.treeRuns.append(seconds(end - start) * 1000)
 
+                if ProcessInfo.processInfo.environment["LUA_MAP_ONLY"] == "tree" { continue }
+                L.pushNil()
+                L.setGlobal("mapped")
+                L.collectGarbage()
                 let directStart = clock.now
                 try data.withUnsafeBytes { raw in try L.push(flickrXML: raw) }
                 let directEnd = clock.now
-                keep.append(LuaRef(popping: L))
+                L.setGlobal("mapped")
                 f.direct = min(f.direct, seconds(directEnd - directStart))
                 f.directRuns.append(seconds(directEnd - directStart) * 1000)
             }
-            keep.last!.push(onto: L)
-            L.setGlobal("mapped")
             f.photos = try L.run("return #mapped.photos.photo").first?.integerValue ?? 0
             return f
         }
