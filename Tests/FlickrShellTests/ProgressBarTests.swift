@@ -1,0 +1,26 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import FlickrShell
+
+@Suite struct ProgressBarTests {
+    @Test func rendersFractionSizesAndRate() {
+        let frame = ProgressBar.render(sent: 512 << 10, total: 1 << 20, elapsed: .seconds(1), width: 10)
+        #expect(frame == "\ruploading [#####-----]  50%  0.5 MiB of 1.0 MiB  0.5 MiB/s")
+        let full = ProgressBar.render(sent: 300 << 20, total: 300 << 20, elapsed: .seconds(2), width: 4)
+        #expect(full == "\ruploading [####] 100%  300 MiB of 300 MiB  150 MiB/s")
+        let unknown = ProgressBar.render(sent: 3 << 20, total: nil, elapsed: .seconds(1), width: 4)
+        #expect(unknown == "\ruploading  3.0 MiB sent  3.0 MiB/s")
+    }
+
+    @Test func throttlesAndEndsWithANewline() {
+        let frames = Mutex<[String]>([])
+        let bar = ProgressBar(width: 4) { s in frames.withLock { $0.append(s) } }
+        for sent in stride(from: Int64(0), through: 1000, by: 10) { bar.report(sent: sent, total: 1000) }
+        let drawn = frames.withLock { $0 }
+        #expect(drawn.count >= 2 && drawn.count < 20)  // the first frame, maybe a few, and the last
+        #expect(drawn.last?.hasSuffix("\n") == true)
+        #expect(drawn.last?.contains("100%") == true)
+        #expect(drawn.dropLast().allSatisfy { !$0.hasSuffix("\n") })
+    }
+}
