@@ -27,6 +27,9 @@ public final class FlickrLuaSession: Sendable {
         public var runtime: LuaRuntime.Configuration
         /// Receives the client's request traces (secrets redacted).
         public var logger: Logger
+        /// Progress for `flickr.upload` / `flickr.replace` calls without a `progress` function
+        /// (the command draws a bar on a terminal); nil shows nothing.
+        public var defaultUploadProgress: UploadProgress?
 
         public init(settings: FlickrSettings = FlickrSettings(),
                     environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -60,8 +63,10 @@ public final class FlickrLuaSession: Sendable {
         let explicit = options.settings
         let environment = options.environment
         let luaPath = options.luaPath
+        let defaultUploadProgress = options.defaultUploadProgress
         try await runtime.perform { state in
-            let module = FlickrModule(client: client, explicit: explicit, environment: environment, profiles: profiles)
+            let module = FlickrModule(client: client, explicit: explicit, environment: environment, profiles: profiles,
+                                      defaultUploadProgress: defaultUploadProgress)
             try module.apply(on: state)
             try module.push(onto: state)
             state.setGlobal("flickr")

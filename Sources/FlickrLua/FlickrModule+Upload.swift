@@ -18,7 +18,7 @@ extension FlickrModule {
                                     uniquingKeysWith: { a, _ in a })
             let client = self.client
             let (source, async, relay) = (job.source, job.async, job.relay)
-            let progress = Self.progressCallback(relay)
+            let progress = Self.progressCallback(relay) ?? self.defaultUploadProgress
             return self.asyncReturn("flickr.upload", { () async throws -> UploadResult in
                 try await client.upload(source, arguments: fields, async: async, progress: progress)
             }, deliver: { (state: LuaState, result: UploadResult) throws -> Int32 in
@@ -38,7 +38,7 @@ extension FlickrModule {
             let job = try self.uploadJob(call, service: "replace")
             let client = self.client
             let (source, async, relay) = (job.source, job.async, job.relay)
-            let progress = Self.progressCallback(relay)
+            let progress = Self.progressCallback(relay) ?? self.defaultUploadProgress
             return self.asyncReturn("flickr.replace", { () async throws -> UploadResult in
                 try await client.replace(photoID: photoID, with: source, async: async, progress: progress)
             }, deliver: { (state: LuaState, result: UploadResult) throws -> Int32 in

@@ -15,12 +15,16 @@ final class FlickrModule {
     var explicit: FlickrSettings
     /// What is in force (explicit over environment over profile).
     private(set) var effective: FlickrSettings
+    /// Progress for uploads that bring no callback of their own (the command's terminal bar).
+    let defaultUploadProgress: UploadProgress?
 
     /// Registry name of the metatable of `flickr.help()` results.
     static let helpMetatableName = "flickr.Help"
 
-    init(client: FlickrClient, explicit: FlickrSettings, environment: [String: String], profiles: ProfileStore) {
+    init(client: FlickrClient, explicit: FlickrSettings, environment: [String: String], profiles: ProfileStore,
+         defaultUploadProgress: UploadProgress? = nil) {
         self.client = client
+        self.defaultUploadProgress = defaultUploadProgress
         self.explicit = explicit
         self.environment = environment
         self.profiles = profiles

@@ -32,9 +32,12 @@ public enum FlickrShell {
     static func makeSession(_ invocation: Invocation, environment: [String: String]) async throws
         -> (session: FlickrLuaSession, server: FlickrSandboxServer?) {
         var options = FlickrLuaSession.Options(environment: environment)
+        options.runtime.ignoreEnvironment = invocation.ignoreEnvironment
         options.settings.endpoint = invocation.endpoint
         options.settings.profile = invocation.profile
         options.logger = logger(debug: invocation.debug)
+        // A progress bar on the terminal for uploads whose script gives no callback.
+        if Terminal.stderrIsTerminal { options.defaultUploadProgress = ProgressBar().callback }
         if invocation.sandbox {
             var configuration = SandboxConfiguration()
             configuration.dataFile = invocation.sandboxData

@@ -60,7 +60,7 @@ final class LuaHost: @unchecked Sendable {
     /// How many raised Swift errors are remembered for rethrowing as themselves.
     static let raisedLimit = 64
 
-    init(stackSize: Int, hookInterval: Int32, openLibraries: Bool) throws(LuaError) {
+    init(stackSize: Int, hookInterval: Int32, openLibraries: Bool, ignoreEnvironment: Bool = false) throws(LuaError) {
         LuaFunctionBox.installTrampoline
         guard let L = luaL_newstate() else { throw LuaError(kind: .memory, message: "cannot create a Lua state") }
         main = L
@@ -70,6 +70,12 @@ final class LuaHost: @unchecked Sendable {
         guard let f = lk_host_attach(L, nil, hookInterval) else {
             lua_close(L)
             throw LuaError(kind: .memory, message: "cannot create the Lua host")
+        }
+        if ignoreEnvironment {
+            // registry.LUA_NOENV = true, as lua.c sets it for -E (a raw set: no metamethod runs).
+            _ = "LUA_NOENV".withCString { lua_pushstring(L, $0) }
+            lua_pushboolean(L, 1)
+            lua_rawset(L, lk_registryindex())
         }
         if openLibraries, lk_popenlibs(L) != LUA_OK {
             let message = lk_tostring(L, -1).map { String(cString: $0) } ?? "?"

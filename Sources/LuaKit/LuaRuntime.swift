@@ -34,7 +34,13 @@ public final class LuaRuntime: Sendable {
         /// Open Lua's standard libraries (`luaL_openlibs`).
         public var openStandardLibraries: Bool
 
-        public init(stackSize: Int = 16 << 20, hookInterval: Int32 = 1000, openStandardLibraries: Bool = true) {
+        /// lua.c's `-E`: the package library ignores `LUA_PATH`/`LUA_CPATH` (and their `_5_4`
+        /// forms) and starts from Lua's default paths.
+        public var ignoreEnvironment: Bool
+
+        public init(stackSize: Int = 16 << 20, hookInterval: Int32 = 1000, openStandardLibraries: Bool = true,
+                    ignoreEnvironment: Bool = false) {
+            self.ignoreEnvironment = ignoreEnvironment
             self.stackSize = stackSize
             self.hookInterval = hookInterval
             self.openStandardLibraries = openStandardLibraries
@@ -46,7 +52,8 @@ public final class LuaRuntime: Sendable {
     /// Creates a state, opens the standard libraries and starts its thread.
     public init(_ configuration: Configuration = Configuration()) throws(LuaError) {
         host = try LuaHost(stackSize: configuration.stackSize, hookInterval: configuration.hookInterval,
-                           openLibraries: configuration.openStandardLibraries)
+                           openLibraries: configuration.openStandardLibraries,
+                           ignoreEnvironment: configuration.ignoreEnvironment)
         try host.start()
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import FlickrTestSupport
 @testable import FlickrShell
 
 @Suite struct ProgressBarTests {
@@ -22,5 +23,28 @@ import Testing
         #expect(drawn.last?.hasSuffix("\n") == true)
         #expect(drawn.last?.contains("100%") == true)
         #expect(drawn.dropLast().allSatisfy { !$0.hasSuffix("\n") })
+    }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct ProgressBarTerminalTests {
+    @Test func uploadWithoutCallbackDrawsTheBarOnATerminal() async throws {
+        let world = try CommandWorld("progress")
+        let script = world.directory.appendingPathComponent("up.lua")
+        try """
+            local path = os.tmpname() .. ".jpg"
+            local f = assert(io.open(path, "wb"))
+            f:write("\\255\\216\\255\\224\\0\\16JFIF\\0\\1\\1\\0\\0\\1\\0\\1\\0\\0", ("x"):rep(300000), "\\255\\217")
+            f:close()
+            print("uploaded " .. flickr.upload{ file = path, title = "bar" })
+            os.remove(path)
+            """.write(to: script, atomically: true, encoding: .utf8)
+        let driver = Fixtures.repository.appendingPathComponent("Tests/scripts/progress_pty.py").path
+        let r = try await Products.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", driver, world.flickr.path, script.path],
+                                       environment: world.environment, timeout: 60)
+        #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+        // Without a terminal no bar is drawn.
+        let plain = try await Products.run(world.flickr, ["--sandbox", script.path], environment: world.environment)
+        #expect(plain.status == 0 && !plain.stderr.contains("uploading [") && plain.stdout.hasPrefix("uploaded "))
     }
 }

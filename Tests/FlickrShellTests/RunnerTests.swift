@@ -67,6 +67,12 @@ struct RunnerTests {
         #expect(versioned.stdout == "5.4\n")
         let ignored = try await run(["-E", "-e", "print(init)"], env: ["LUA_INIT": "init = 'plain'"])
         #expect(ignored.stdout == "nil\n")
+        // -E also ignores LUA_PATH: Lua's default path, with the shipped lua/ still first.
+        let path = try await run(["-E", "-e", "print(package.path:find('nowhere', 1, true) == nil, require('flickr.pretty') ~= nil)"],
+                                 env: ["LUA_PATH": "/nowhere/?.lua"])
+        #expect(path.stdout == "true\ttrue\n", "\(path.stderr)")
+        let honoured = try await run(["-e", "print(package.path:find('nowhere', 1, true) ~= nil)"], env: ["LUA_PATH": "/nowhere/?.lua"])
+        #expect(honoured.stdout == "true\n")
         let broken = try await run(["-e", "print(1)"], env: ["LUA_INIT": "error('init failed')"])
         #expect(broken.status == 1 && broken.stderr.contains("init failed") && broken.stdout.isEmpty)
     }
