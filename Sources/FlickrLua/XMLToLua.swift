@@ -27,10 +27,11 @@ final class XMLToLua {
     /// libxml2 interns element and attribute names, so a name arrives as the same pointer every
     /// time: each distinct name becomes a Swift String and a Lua string once (kept in the names
     /// table at `index`), found again by pointer (open addressing, linear probing).
+    /// A name as this builder needs it: the Swift String and the index of its Lua string in the
+    /// names table.
     private struct Name {
-        var pointer: UnsafeRawPointer?
-        var text = ""
-        var index: Int64 = 0
+        var text: String
+        var index: Int64
     }
 
     private let state: LuaState
@@ -38,7 +39,7 @@ final class XMLToLua {
     private var frames: [Frame] = []
     private var rootName: String?
     private var failure: LuaError?
-    private var names = [Name](repeating: Name(), count: 256)
+    private var names = InternedNames<Name>()
     private var nameCount: Int64 = 0
     private var namesTable: Int32 = 0
 
@@ -52,20 +53,12 @@ final class XMLToLua {
     /// the cache is full (more than 256 distinct names).
     @inline(__always)
     private func slot(_ p: UnsafePointer<CChar>) -> Int {
-        let key = UnsafeRawPointer(p)
-        var i = Int(truncatingIfNeeded: (UInt(bitPattern: p) &* 0x9E37_79B9_7F4A_7C15) >> 56)
-        for _ in 0..<names.count {
-            guard let occupant = names[i].pointer else {
-                nameCount += 1
-                names[i] = Name(pointer: key, text: String(cString: p), index: nameCount)
-                state.push(cString: p)
-                state.rawSet(index: nameCount, in: namesTable)
-                return i
-            }
-            if occupant == key { return i }
-            i = (i + 1) & (names.count - 1)
+        names.slot(p) { p in
+            nameCount += 1
+            state.push(cString: p)
+            state.rawSet(index: nameCount, in: namesTable)
+            return Name(text: String(cString: p), index: nameCount)
         }
-        return -1
     }
 
     /// [-0, +1] Pushes the name at `p` as a Lua string.

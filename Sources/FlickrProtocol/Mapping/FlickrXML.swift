@@ -63,18 +63,15 @@ struct XMLTreeBuilder {
         var emptyListChild: String?
     }
 
-    /// libxml2 interns element and attribute names in its dictionary, so one name always arrives
-    /// as the same pointer during a parse: a small pointer-keyed cache turns them into Strings
-    /// (and per-name list facts) once instead of once per occurrence.
+    /// A name as the builder needs it: the String and its list facts, made once per parse.
     struct NameEntry {
-        var pointer: UnsafeRawPointer?
         var name: String
         var emptyListChild: String?
     }
 
     let rule: ListRule
     var stack: [Frame] = []
-    var names = [NameEntry](repeating: NameEntry(pointer: nil, name: "", emptyListChild: nil), count: 256)
+    var names = InternedNames<NameEntry>()
     var rootName: String?
     var root: FlickrNode?
 
@@ -105,31 +102,16 @@ struct XMLTreeBuilder {
         if root == nil { throw FlickrParseError(message: "no root element") }
     }
 
-    /// Slot of `p` in `names` (open addressing, linear probing). When the table is full (a
-    /// document with hundreds of distinct names), the name is not cached and -1 is returned.
-    @inline(__always)
-    mutating func entry(_ p: UnsafePointer<CChar>) -> Int {
-        let key = UnsafeRawPointer(p)
-        var slot = Int(truncatingIfNeeded: (UInt(bitPattern: p) &* 0x9E37_79B9_7F4A_7C15) >> 56)
-        for _ in 0..<names.count {
-            guard let occupant = names[slot].pointer else {
-                let name = String(cString: p)
-                names[slot] = NameEntry(pointer: key, name: name, emptyListChild: rule.emptyListChild(of: name))
-                return slot
-            }
-            if occupant == key { return slot }
-            slot = (slot + 1) & (names.count - 1)
-        }
-        return -1
-    }
-
-    /// The name at `p` (and its list facts), cached or not.
+    /// The name at `p` (and its list facts), cached per parse (see ``InternedNames``).
     @inline(__always)
     mutating func nameEntry(_ p: UnsafePointer<CChar>) -> NameEntry {
-        let slot = entry(p)
-        if slot >= 0 { return names[slot] }
-        let name = String(cString: p)
-        return NameEntry(pointer: nil, name: name, emptyListChild: rule.emptyListChild(of: name))
+        let rule = self.rule
+        let make = { (p: UnsafePointer<CChar>) -> NameEntry in
+            let name = String(cString: p)
+            return NameEntry(name: name, emptyListChild: rule.emptyListChild(of: name))
+        }
+        let slot = names.slot(p, make: make)
+        return slot >= 0 ? names[slot] : make(p)
     }
 
     @inline(__always)
