@@ -126,13 +126,24 @@ final class FlickrModule {
         }
     }
 
-    /// The async call of a method, its response pushed as tables.
+    /// The async call of a method, its response pushed as tables: XML answers straight from the
+    /// parser (no intermediate tree), JSON ones from the mapped tree.
     func callReturn(_ method: String, _ arguments: [(String, String)], verb: HTTPVerb?, timeout: Double?) -> LuaReturn {
         let client = self.client
-        var async = LuaAsync({ () async throws -> FlickrNode in
-            try await client.call(method, arguments: arguments, verb: verb, timeout: timeout)
-        }, deliver: { state, node in
-            try ResponseMapping.push(node, onto: state)
+        var async = LuaAsync({ () async throws -> FlickrResponseBody in
+            try await client.callBody(method, arguments: arguments, verb: verb, timeout: timeout)
+        }, deliver: { state, body in
+            switch body {
+            case .tree(let node):
+                try ResponseMapping.push(node, onto: state)
+            case .xml(let bytes):
+                do {
+                    try bytes.withUnsafeBytes { raw in try state.push(flickrXML: raw) }
+                } catch var error as FlickrError {
+                    error.method = error.method ?? method
+                    throw error
+                }
+            }
             return 1
         })
         async.interruptedError = FlickrError.interrupted(method)

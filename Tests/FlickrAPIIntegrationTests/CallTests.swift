@@ -53,6 +53,37 @@ import Testing
         }
     }
 
+    @Test func callBodyHandsOverCheckedXMLOrTheTree() async throws {
+        try await SandboxHarness.with { h in
+            guard case .xml(let bytes) = try await h.client.callBody("flickr.test.echo", arguments: [("a", "1")]) else {
+                Issue.record("an XML success did not come back as bytes")
+                return
+            }
+            #expect(try FlickrXML.parse(bytes)["a"]?.text == "1")
+            do {
+                _ = try await h.client.callBody("flickr.photos.getInfo", arguments: [("photo_id", "1")])
+                Issue.record("a failure came back as a body")
+            } catch let error as FlickrError {
+                #expect(error.kind == .api && error.code == 1)
+            }
+            h.client.updateContext { $0.format = .json }
+            guard case .tree(let tree) = try await h.client.callBody("flickr.test.echo", arguments: [("a", "2")]) else {
+                Issue.record("JSON did not come back as a tree")
+                return
+            }
+            #expect(tree["a"]?.text == "2")
+        }
+        // A truncated success is classified (a parse error), not handed over.
+        try await SandboxHarness.with(SandboxConfiguration(faults: try FaultSpec.parse("truncate=1"))) { h in
+            do {
+                _ = try await h.client.callBody("flickr.test.echo", arguments: [])
+                Issue.record("a truncated body was handed over")
+            } catch let error as FlickrError {
+                #expect(error.kind == .parse || error.kind == .network)
+            }
+        }
+    }
+
     @Test func tagsAddAndRemoveOnTheServer() async throws {
         try await SandboxHarness.with { h in
             let photos = try await h.client.call("flickr.photos.search", ["user_id": "me", "per_page": "1"])

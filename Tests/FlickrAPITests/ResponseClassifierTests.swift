@@ -108,6 +108,17 @@ import FlickrProtocol
         }
     }
 
+    @Test func completeSuccessXMLIsRecognisedCheaply() {
+        func ok(_ s: String) -> Bool { ResponseClassifier.isCompleteSuccessXML(Array(s.utf8)) }
+        #expect(ok("<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"ok\">\n<photoid>1</photoid>\n</rsp>\n"))
+        #expect(ok("<rsp stat=\"ok\"></rsp>"))
+        #expect(!ok("<rsp stat=\"ok\">\n<photos page=\"1\">\n<photo id=\"1\""))   // truncated
+        #expect(!ok("<rsp stat=\"fail\"><err code=\"1\" msg=\"x\" /></rsp>"))
+        #expect(!ok("{\"stat\":\"ok\"}"))
+        #expect(!ok(""))
+        #expect(!ok("   "))
+    }
+
     @Test func retryAfterForms() {
         #expect(ResponseClassifier.parseRetryAfter("120") == 120)
         #expect(ResponseClassifier.parseRetryAfter(nil) == nil)

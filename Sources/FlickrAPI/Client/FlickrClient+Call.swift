@@ -54,6 +54,52 @@ extension FlickrClient {
         }
     }
 
+    /// Calls a method and returns the successful answer either as its checked XML bytes or as
+    /// the mapped tree: for consumers that map XML themselves (the Lua module builds its tables
+    /// straight from the parser). A body counts as checked XML when it is a complete
+    /// `<rsp stat="ok">…</rsp>` document (truncated bodies take the classified path and are
+    /// retried like any read); everything else — JSON, failures, errors — is classified as
+    /// ``call(_:arguments:verb:timeout:)`` does.
+    public func callBody(_ method: String, arguments: [(String, String)], verb: HTTPVerb? = nil,
+                         timeout: Double? = nil) async throws(FlickrError) -> FlickrResponseBody {
+        let name = method.hasPrefix("flickr.") ? method : "flickr." + method
+        let catalogVerb = MethodCatalog.shared.method(name).map { $0.verb == "POST" ? HTTPVerb.post : .get }
+        let chosen = verb ?? catalogVerb ?? .get
+        let isWrite = MethodCatalog.shared.method(name).map { $0.perms >= .write } ?? (chosen == .post)
+        return try await withRetries(method: name, isWrite: isWrite) { () async throws(FlickrError) -> FlickrResponseBody in
+            let ctx = self.context
+            var params: [(String, String)] = [("method", name)]
+            params += arguments
+            if ctx.format == .json, !arguments.contains(where: { $0.0 == "format" }) {
+                params += [("format", "json"), ("nojsoncallback", "1")]
+            }
+            let spec = try self.signedRequest(url: ctx.endpoints.rest, verb: chosen, parameters: params, context: ctx,
+                                              timeout: timeout ?? ctx.requestTimeout, method: name)
+            return try await self.executeBody(spec, method: name)
+        }
+    }
+
+    func executeBody(_ spec: HTTPRequestSpec, method: String) async throws(FlickrError) -> FlickrResponseBody {
+        logger.trace("→ \(spec.redactedSummary)")
+        let result: HTTPResult
+        do {
+            result = try await transport.send(spec, method: method)
+        } catch {
+            logger.trace("✗ \(method): \(error.kind.rawValue): \(error.message)")
+            throw error
+        }
+        logger.trace("← \(result.status) \(method) \(result.body.count) bytes: \(ResponseClassifier.excerpt(result.body, limit: 300))")
+        if result.status == 200, ResponseClassifier.isCompleteSuccessXML(result.body) {
+            return .xml(result.body)
+        }
+        do {
+            return .tree(try ResponseClassifier.classify(status: result.status, contentType: result.contentType,
+                                                         retryAfter: result.retryAfter, body: result.body, method: method))
+        } catch {
+            throw scrubbed(error, signed: spec)
+        }
+    }
+
     /// Sends a prepared request and classifies the answer.
     func execute(_ spec: HTTPRequestSpec, method: String) async throws(FlickrError) -> FlickrNode {
         let start = ContinuousClock.now

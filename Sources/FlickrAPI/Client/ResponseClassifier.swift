@@ -48,6 +48,24 @@ public enum ResponseClassifier {
         }
     }
 
+    /// True when `body` is an XML `<rsp stat="ok">` document that ends with `</rsp>`: a complete
+    /// success answer (an XML declaration and whitespace may come first and last). Cheap: it looks
+    /// at the first and last bytes only; well-formedness is the mapper's job.
+    public static func isCompleteSuccessXML(_ body: [UInt8]) -> Bool {
+        var start = 0
+        while start < body.count, isSpace(body[start]) { start += 1 }
+        if body[start...].starts(with: Array("<?xml".utf8)) {
+            guard let close = body[start...].firstIndex(of: UInt8(ascii: ">")) else { return false }
+            start = close + 1
+            while start < body.count, isSpace(body[start]) { start += 1 }
+        }
+        guard body[start...].starts(with: Array("<rsp stat=\"ok\"".utf8)) else { return false }
+        var end = body.count
+        while end > start, isSpace(body[end - 1]) { end -= 1 }
+        let closing = Array("</rsp>".utf8)
+        return end - start >= closing.count && Array(body[(end - closing.count)..<end]) == closing
+    }
+
     /// The API error of a `stat="fail"` tree (XML `<err code msg>` or JSON `code`/`message`).
     static func apiError(_ tree: FlickrNode, method: String?, status: Int) -> FlickrError {
         let code = tree["err.code"]?.int ?? tree["code"]?.int
