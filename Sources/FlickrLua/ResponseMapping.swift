@@ -10,8 +10,8 @@ enum ResponseMapping {
     /// [-0, +1] Pushes `node`. Throws (pushing nothing) on absurd nesting.
     static func push(_ node: FlickrNode, onto state: LuaState) throws(LuaError) {
         let top = state.top
-        do {
-            try push(node, onto: state, depth: 0)
+        do throws(LuaError) {
+            try state.withCollectorPaused { () throws(LuaError) in try push(node, onto: state, depth: 0) }
         } catch {
             state.setTop(top)
             throw error

@@ -89,9 +89,11 @@ final class XMLToLua {
         var handlers = fx_handlers(start_element: xmlStart, end_element: xmlEnd, characters: xmlCharacters)
         var message = [CChar](repeating: 0, count: 256)
         var line: Int32 = 0
-        let rc = withExtendedLifetime(builder) {
-            fx_parse(base.assumingMemoryBound(to: CChar.self), bytes.count, &handlers,
-                     Unmanaged.passUnretained(builder).toOpaque(), &message, message.count, &line)
+        let rc = state.withCollectorPaused {
+            withExtendedLifetime(builder) {
+                fx_parse(base.assumingMemoryBound(to: CChar.self), bytes.count, &handlers,
+                         Unmanaged.passUnretained(builder).toOpaque(), &message, message.count, &line)
+            }
         }
         if rc != 0 || builder.failure != nil || builder.rootName == nil || state.top != top + 2 {
             state.setTop(top)

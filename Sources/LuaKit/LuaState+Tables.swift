@@ -199,3 +199,15 @@ extension LuaState {
         Int(lk_gc(pointer, LUA_GCCOUNT)) * 1024 + Int(lk_gc(pointer, LUA_GCCOUNTB))
     }
 }
+
+extension LuaState {
+    /// Runs `body` with the garbage collector stopped (unless it already was): building a large
+    /// value whose parts all stay reachable creates no garbage, so collection steps meanwhile are
+    /// wasted work. The collector restarts afterwards, also when `body` throws.
+    public func withCollectorPaused<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        let running = lk_gc(pointer, LUA_GCISRUNNING) != 0
+        if running { _ = lk_gc(pointer, LUA_GCSTOP) }
+        defer { if running { _ = lk_gc(pointer, LUA_GCRESTART) } }
+        return try body()
+    }
+}
