@@ -37,20 +37,9 @@ extension FlickrClient {
     /// Calls a method with ordered arguments (repeated names allowed).
     public func call(_ method: String, arguments: [(String, String)], verb: HTTPVerb? = nil,
                      timeout: Double? = nil) async throws(FlickrError) -> FlickrNode {
-        let name = method.hasPrefix("flickr.") ? method : "flickr." + method
-        let catalogVerb = MethodCatalog.shared.method(name).map { $0.verb == "POST" ? HTTPVerb.post : .get }
-        let chosen = verb ?? catalogVerb ?? .get
-        let isWrite = MethodCatalog.shared.method(name).map { $0.perms >= .write } ?? (chosen == .post)
-        return try await withRetries(method: name, isWrite: isWrite) { () async throws(FlickrError) -> FlickrNode in
-            let ctx = self.context
-            var params: [(String, String)] = [("method", name)]
-            params += arguments
-            if ctx.format == .json, !arguments.contains(where: { $0.0 == "format" }) {
-                params += [("format", "json"), ("nojsoncallback", "1")]
-            }
-            let spec = try self.signedRequest(url: ctx.endpoints.rest, verb: chosen, parameters: params, context: ctx,
-                                              timeout: timeout ?? ctx.requestTimeout, method: name)
-            return try await self.execute(spec, method: name)
+        try await rest(method, arguments, verb: verb, timeout: timeout) { result, name throws(FlickrError) in
+            try ResponseClassifier.classify(status: result.status, contentType: result.contentType,
+                                            retryAfter: result.retryAfter, body: result.body, method: name)
         }
     }
 
@@ -62,11 +51,23 @@ extension FlickrClient {
     /// ``call(_:arguments:verb:timeout:)`` does.
     public func callBody(_ method: String, arguments: [(String, String)], verb: HTTPVerb? = nil,
                          timeout: Double? = nil) async throws(FlickrError) -> FlickrResponseBody {
+        try await rest(method, arguments, verb: verb, timeout: timeout) { result, name throws(FlickrError) in
+            if result.status == 200, ResponseClassifier.isCompleteSuccessXML(result.body) { return .xml(result.body) }
+            return .tree(try ResponseClassifier.classify(status: result.status, contentType: result.contentType,
+                                                         retryAfter: result.retryAfter, body: result.body, method: name))
+        }
+    }
+
+    /// One REST call under the retry policy and the rate limiter: the verb from the catalog
+    /// (unless given), `format` for JSON, signing, sending; `interpret` turns each answer into
+    /// the result or the error (which the retry policy then judges).
+    func rest<T: Sendable>(_ method: String, _ arguments: [(String, String)], verb: HTTPVerb?, timeout: Double?,
+                           interpret: @escaping @Sendable (HTTPResult, String) throws(FlickrError) -> T) async throws(FlickrError) -> T {
         let name = method.hasPrefix("flickr.") ? method : "flickr." + method
         let catalogVerb = MethodCatalog.shared.method(name).map { $0.verb == "POST" ? HTTPVerb.post : .get }
         let chosen = verb ?? catalogVerb ?? .get
         let isWrite = MethodCatalog.shared.method(name).map { $0.perms >= .write } ?? (chosen == .post)
-        return try await withRetries(method: name, isWrite: isWrite) { () async throws(FlickrError) -> FlickrResponseBody in
+        return try await withRetries(method: name, isWrite: isWrite) { () async throws(FlickrError) -> T in
             let ctx = self.context
             var params: [(String, String)] = [("method", name)]
             params += arguments
@@ -75,33 +76,22 @@ extension FlickrClient {
             }
             let spec = try self.signedRequest(url: ctx.endpoints.rest, verb: chosen, parameters: params, context: ctx,
                                               timeout: timeout ?? ctx.requestTimeout, method: name)
-            return try await self.executeBody(spec, method: name)
-        }
-    }
-
-    func executeBody(_ spec: HTTPRequestSpec, method: String) async throws(FlickrError) -> FlickrResponseBody {
-        logger.trace("→ \(spec.redactedSummary)")
-        let result: HTTPResult
-        do {
-            result = try await transport.send(spec, method: method)
-        } catch {
-            logger.trace("✗ \(method): \(error.kind.rawValue): \(error.message)")
-            throw error
-        }
-        logger.trace("← \(result.status) \(method) \(result.body.count) bytes: \(ResponseClassifier.excerpt(result.body, limit: 300))")
-        if result.status == 200, ResponseClassifier.isCompleteSuccessXML(result.body) {
-            return .xml(result.body)
-        }
-        do {
-            return .tree(try ResponseClassifier.classify(status: result.status, contentType: result.contentType,
-                                                         retryAfter: result.retryAfter, body: result.body, method: method))
-        } catch {
-            throw scrubbed(error, signed: spec)
+            return try await self.execute(spec, method: name, interpret: interpret)
         }
     }
 
     /// Sends a prepared request and classifies the answer.
     func execute(_ spec: HTTPRequestSpec, method: String) async throws(FlickrError) -> FlickrNode {
+        try await execute(spec, method: method) { result, name throws(FlickrError) in
+            try ResponseClassifier.classify(status: result.status, contentType: result.contentType,
+                                            retryAfter: result.retryAfter, body: result.body, method: name)
+        }
+    }
+
+    /// Sends a prepared request (traced, secrets redacted) and lets `interpret` read the answer;
+    /// errors it throws get the signed base string and lose any secret.
+    func execute<T>(_ spec: HTTPRequestSpec, method: String,
+                    interpret: (HTTPResult, String) throws(FlickrError) -> T) async throws(FlickrError) -> T {
         let start = ContinuousClock.now
         logger.trace("→ \(spec.redactedSummary)")
         let result: HTTPResult
@@ -113,8 +103,7 @@ extension FlickrClient {
         }
         logger.trace("← \(result.status) \(method) \(result.body.count) bytes in \(ContinuousClock.now - start): \(ResponseClassifier.excerpt(result.body, limit: 300))")
         do {
-            return try ResponseClassifier.classify(status: result.status, contentType: result.contentType,
-                                                   retryAfter: result.retryAfter, body: result.body, method: method)
+            return try interpret(result, method)
         } catch {
             throw scrubbed(error, signed: spec)
         }
