@@ -36,12 +36,7 @@ extension FlickrModule {
                 s.push(Int64(i + 1))
                 s.move(3, to: thread)
                 return 2
-            }, finish: { i, thread, count in
-                guard count > 0 else { return }
-                thread.setTop(thread.top - count + 1)
-                thread.move(1, to: s)
-                s.rawSet(index: Int64(i + 1), in: results)
-            })
+            }, finish: Self.keepFirstResult(in: results, of: s))
             return .results(1)
         }
         // flickr.parallel(f1, f2, …) → the first result of each, in order.
@@ -55,12 +50,7 @@ extension FlickrModule {
                 s.pushCopy(of: Int32(i + 1))
                 s.move(1, to: thread)
                 return 0
-            }, finish: { i, thread, count in
-                guard count > 0 else { return }
-                thread.setTop(thread.top - count + 1)
-                thread.move(1, to: s)
-                s.rawSet(index: Int64(i + 1), in: results)
-            })
+            }, finish: Self.keepFirstResult(in: results, of: s))
             guard s.ensureStack(n + 1) else { throw FlickrError.usage("too many functions", method: "flickr.parallel") }
             var i: Int64 = 1
             while i <= Int64(n) {
@@ -68,6 +58,17 @@ extension FlickrModule {
                 i += 1
             }
             return .results(n)
+        }
+    }
+
+    /// The `finish` of map and parallel: the first result of coroutine `i` goes to
+    /// `results[i + 1]` (a table at `results` on `state`); a coroutine with no result leaves nil.
+    private static func keepFirstResult(in results: Int32, of state: LuaState) -> (Int, LuaState, Int32) throws -> Void {
+        { i, thread, count in
+            guard count > 0 else { return }
+            thread.setTop(thread.top - count + 1)
+            thread.move(1, to: state)
+            state.rawSet(index: Int64(i + 1), in: results)
         }
     }
 }
