@@ -36,14 +36,18 @@ let package = Package(
             name: "CFlickrXML",
             dependencies: ["CLibXML2"]
         ),
+        // The method catalog (data/*.json, from scripts/build-catalog.py) compiled in with #embed.
+        .target(
+            name: "CFlickrCatalog",
+            exclude: ["data"]
+        ),
         // What both sides of the wire agree on; no I/O.
         .target(
             name: "FlickrProtocol",
             dependencies: [
-                "CFlickrXML",
+                "CFlickrXML", "CFlickrCatalog",
                 .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            resources: [.copy("Resources/catalog.json"), .copy("Resources/examples.json")]
+            ]
         ),
         // The client.
         .target(
@@ -93,6 +97,10 @@ let package = Package(
             name: "CReadlineShim",
             dependencies: ["CReadline"]
         ),
+        // The Lua shipped with the command (lua/flickr/*.lua) compiled in with #embed.
+        .target(
+            name: "CFlickrLuaSources"
+        ),
         // A safe Lua runtime for Swift; knows nothing of Flickr.
         .target(
             name: "LuaKit",
@@ -104,12 +112,11 @@ let package = Package(
             dependencies: [
                 "LuaKit", "FlickrAPI", "FlickrProtocol",
                 // The parser's C face, to build tables straight from its callbacks (XMLToLua).
-                "CFlickrXML",
+                "CFlickrXML", "CFlickrLuaSources",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            resources: [.copy("Lua/flickr.lua")]
+            ]
         ),
         // `flickr --sandbox`: an in-process sandbox plus the `sandbox` Lua table that steers it.
         .target(

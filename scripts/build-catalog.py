@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Builds Sources/FlickrProtocol/Resources/catalog.json from ../shared/fixtures.
+"""Builds Sources/CFlickrCatalog/data/catalog.json (compiled into the binaries) from ../shared/fixtures.
 
 Inputs (see shared/fixtures/README.md): methods.txt (the 223 names), methods_spec.json
 (perms, verb, required/optional arguments — 2023 reflection), reflection-2017/*.json
@@ -13,7 +13,7 @@ import sys
 here = os.path.dirname(os.path.abspath(__file__))
 repo = os.path.dirname(here)
 fixtures = sys.argv[1] if len(sys.argv) > 1 else os.path.join(repo, "..", "shared", "fixtures")
-resources = os.path.join(repo, "Sources", "FlickrProtocol", "Resources")
+resources = os.path.join(repo, "Sources", "CFlickrCatalog", "data")
 # Examples live in their own file so that start-up (names, perms, arguments) stays cheap.
 out = os.path.join(resources, "catalog.json")
 out_examples = os.path.join(resources, "examples.json")

@@ -162,3 +162,7 @@ int lk_closethread(lua_State *co, lua_State *from) {
     return lua_resetthread(co);
 #endif
 }
+
+const char *lk_lua_release(void) {
+    return LUA_RELEASE;
+}

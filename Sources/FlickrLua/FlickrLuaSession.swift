@@ -10,8 +10,8 @@ import LuaKit
 /// let session = try await FlickrLuaSession()
 /// let outcome = await session.runScript(at: "photos.lua", arguments: ["cat"])
 /// ```
-/// The module is the global `flickr` and `require "flickr"`; `package.path` starts with the
-/// ``Options/luaPath`` directories (the repository's or installation's `lua/`).
+/// The module is the global `flickr` and `require "flickr"`. The shipped Lua modules
+/// (``ShippedLua``) are found by `require` after `package.path`, so `LUA_PATH` can override them.
 public final class FlickrLuaSession: Sendable {
     /// How to create a session.
     public struct Options: Sendable {
@@ -22,8 +22,6 @@ public final class FlickrLuaSession: Sendable {
         public var environment: [String: String]
         /// Where profiles are read and `flickr.oauth.login` saves; by default from the environment.
         public var profiles: ProfileStore?
-        /// Directories put first on `package.path` (`dir/?.lua;dir/?/init.lua`).
-        public var luaPath: [String]
         public var runtime: LuaRuntime.Configuration
         /// Receives the client's request traces (secrets redacted).
         public var logger: Logger
@@ -33,13 +31,12 @@ public final class FlickrLuaSession: Sendable {
 
         public init(settings: FlickrSettings = FlickrSettings(),
                     environment: [String: String] = ProcessInfo.processInfo.environment,
-                    profiles: ProfileStore? = nil, luaPath: [String] = FlickrLuaSession.defaultLuaPath(),
+                    profiles: ProfileStore? = nil,
                     runtime: LuaRuntime.Configuration = LuaRuntime.Configuration(),
                     logger: Logger = Logger(label: "flickr")) {
             self.settings = settings
             self.environment = environment
             self.profiles = profiles
-            self.luaPath = luaPath
             self.runtime = runtime
             self.logger = logger
         }
@@ -62,7 +59,6 @@ public final class FlickrLuaSession: Sendable {
         self.client = client
         let explicit = options.settings
         let environment = options.environment
-        let luaPath = options.luaPath
         let defaultUploadProgress = options.defaultUploadProgress
         try await runtime.perform { state in
             let module = FlickrModule(client: client, explicit: explicit, environment: environment, profiles: profiles,
@@ -70,10 +66,7 @@ public final class FlickrLuaSession: Sendable {
             try module.apply(on: state)
             try module.push(onto: state)
             state.setGlobal("flickr")
-            if !luaPath.isEmpty {
-                let prefix = luaPath.map { "\($0)/?.lua;\($0)/?/init.lua" }.joined(separator: ";")
-                state.setPackagePath(prefix + ";" + (state.packagePath ?? ""))
-            }
+            try ShippedLua.installSearcher(on: state)
         }
     }
 
@@ -110,25 +103,6 @@ public final class FlickrLuaSession: Sendable {
     /// Runs a chunk of source and returns its results as Swift values.
     public func run(_ source: String, name: String = "=(flickr)") async throws -> [LuaValue] {
         try await runtime.perform { state in try state.run(source, name: name) }
-    }
-
-    /// The `lua/` directory of the repository or installation: `$FLICKR_LUA_DIR`, else the first
-    /// `lua/` found walking up from the executable (`.build/debug/flickr` → the repository).
-    public static func defaultLuaPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
-        if let dir = environment["FLICKR_LUA_DIR"], !dir.isEmpty { return [dir] }
-        var url = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
-            .deletingLastPathComponent()
-        for _ in 0..<6 {
-            let candidate = url.appendingPathComponent("lua")
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), isDirectory.boolValue,
-               FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path)
-                || FileManager.default.fileExists(atPath: candidate.appendingPathComponent("flickr").path) {
-                return [candidate.path]
-            }
-            url.deleteLastPathComponent()
-        }
-        return []
     }
 }
 

@@ -62,6 +62,7 @@ final class FlickrModule {
         installCalls(state, flickr)
         installHelpers(state, flickr)
         installUpload(state, flickr)
+        installDownload(state, flickr)
         installAuth(state, flickr)
         installConcurrency(state, flickr)
         installConfiguration(state, flickr)
@@ -85,13 +86,9 @@ final class FlickrModule {
         state.rawSet(field: key, in: table)
     }
 
-    /// The Lua part (Sources/FlickrLua/Lua/flickr.lua): error `__tostring`, walk, text, help.
+    /// The Lua part (`lua/flickr/core.lua`, compiled in): error `__tostring`, walk, text, help.
     private func installLuaPart(_ state: LuaState, _ flickr: Int32) throws {
-        guard let url = Bundle.module.url(forResource: "flickr", withExtension: "lua"),
-              let source = try? Data(contentsOf: url) else {
-            throw LuaError(kind: .file, message: "FlickrLua: the bundled flickr.lua is missing")
-        }
-        try state.load(Array(source), name: "@flickr.lua")
+        try ShippedLua.load("flickr.core", on: state)
         try state.call(arguments: 0, results: 1)
         state.pushCopy(of: flickr)
         state.pushMetatable(named: errorMetatableName)

@@ -1,10 +1,10 @@
 /// The command line of `flickr`, parsed (CLI.md):
 ///
 ///     flickr [global options] [lua options] [script [args...]]
-///     flickr [global options] call|login|logout|whoami|help ...
+///     flickr [global options] SUBCOMMAND ...
 ///
-/// Global options come first: `--sandbox[=DATA.json]`, `--endpoint URL`, `--profile NAME`,
-/// `--debug`, `--no-color`. Then lua.c's: `-e chunk`, `-l [g=]mod`, `-i`, `-v`, `-E`, `-W`, `--`,
+/// Global options (``CommandLineSpec/globalOptions``) come first: `--sandbox[=DATA.json]`,
+/// `--endpoint URL`, `--profile NAME`, `--debug`, `--no-color`, `--help`, `--version`. Then lua.c's: `-e chunk`, `-l [g=]mod`, `-i`, `-v`, `-E`, `-W`, `--`,
 /// `-`. The first other argument is a subcommand word (no `/`, no `.lua`) or the script.
 struct Invocation: Equatable {
     /// A `-e` or `-l` in command-line order (lua.c runs them in order, before the script).
@@ -25,6 +25,10 @@ struct Invocation: Equatable {
     var profile: String?
     var debug = false
     var noColor = false
+    /// `--help` / `-h` before anything else: usage on stdout, exit 0.
+    var help = false
+    /// `--version`: one line, exit 0 (`-v` is lua.c's, which goes on to run the script).
+    var showVersion = false
 
     var actions: [Action] = []
     var interactive = false
@@ -38,12 +42,49 @@ struct Invocation: Equatable {
     var interpreterArguments: [String] = []
     var mode = Mode.lua
 
-    static let subcommands: Set<String> = ["call", "login", "logout", "whoami", "help"]
+    /// The subcommand words (CLI.md): a first argument that is one of these is a subcommand.
+    static let subcommands = Set(CommandLineSpec.subcommands.map(\.name))
 
     /// A usage problem: exit status 2 (lua.c prints usage and exits 1; CLI.md wants 2).
     struct UsageError: Error, Equatable, CustomStringConvertible {
         var message: String
         var description: String { message }
+    }
+
+    /// Applies the global option at `argv[i]` if it is one; returns how many words it took
+    /// (0: not a global option).
+    mutating func takeGlobalOption(_ argv: [String], at i: Int) throws(UsageError) -> Int {
+        let a = argv[i]
+        guard a.hasPrefix("-") else { return 0 }
+        if a == "-h" { help = true; return 1 }
+        guard a.hasPrefix("--") else { return 0 }
+        var name = String(a.dropFirst(2))
+        var inline: String?
+        if let eq = name.firstIndex(of: "=") {
+            inline = String(name[name.index(after: eq)...])
+            name = String(name[..<eq])
+        }
+        guard let option = CommandLineSpec.globalOption(named: name) else { return 0 }
+        var value = inline
+        var taken = 1
+        if option.value == nil {
+            guard inline == nil else { throw UsageError(message: "'--\(name)' takes no value") }
+        } else if value == nil, !option.valueOptional {
+            guard i + 1 < argv.count else { throw UsageError(message: "'--\(name)' needs an argument") }
+            value = argv[i + 1]
+            taken = 2
+        }
+        switch name {
+        case "sandbox": sandbox = true; sandboxData = value
+        case "endpoint": endpoint = value
+        case "profile": profile = value
+        case "debug": debug = true
+        case "no-color": noColor = true
+        case "help": help = true
+        case "version": showVersion = true
+        default: return 0
+        }
+        return taken
     }
 
     /// Parses `argv` (with `argv[0]`).
@@ -53,24 +94,32 @@ struct Invocation: Equatable {
         var i = 1
         // Global options.
         while i < argv.count {
-            let a = argv[i]
-            if a == "--sandbox" { inv.sandbox = true }
-            else if a.hasPrefix("--sandbox=") { inv.sandbox = true; inv.sandboxData = String(a.dropFirst("--sandbox=".count)) }
-            else if a == "--endpoint" || a == "--profile" {
-                guard i + 1 < argv.count else { throw UsageError(message: "'\(a)' needs an argument") }
-                if a == "--endpoint" { inv.endpoint = argv[i + 1] } else { inv.profile = argv[i + 1] }
-                i += 1
-            }
-            else if a.hasPrefix("--endpoint=") { inv.endpoint = String(a.dropFirst("--endpoint=".count)) }
-            else if a.hasPrefix("--profile=") { inv.profile = String(a.dropFirst("--profile=".count)) }
-            else if a == "--debug" { inv.debug = true }
-            else if a == "--no-color" { inv.noColor = true }
-            else { break }
-            i += 1
+            let taken = try inv.takeGlobalOption(argv, at: i)
+            if taken == 0 { break }
+            i += taken
         }
-        // A subcommand?
+        if inv.help || inv.showVersion { return inv }
+        // A subcommand? Global options written after it (a common slip: `flickr call M k=v
+        // --endpoint URL`) are taken as if they came first, unless the subcommand has an option
+        // of that name itself; `--` ends the search.
         if i < argv.count, subcommands.contains(argv[i]) {
-            inv.mode = .subcommand(argv[i], Array(argv[(i + 1)...]))
+            let name = argv[i]
+            let spec = CommandLineSpec.subcommand(named: name)
+            var rest: [String] = []
+            var j = i + 1
+            var seenSeparator = false
+            while j < argv.count {
+                let a = argv[j]
+                if a == "--" { seenSeparator = true }
+                let own = a.hasPrefix("--") && spec?.option(named: Self.optionName(a)) != nil
+                if !seenSeparator, !own, spec?.hidden == false, a != "-h", a != "--help" {
+                    let taken = try inv.takeGlobalOption(argv, at: j)
+                    if taken > 0 { j += taken; continue }
+                }
+                rest.append(a)
+                j += 1
+            }
+            inv.mode = .subcommand(name, rest)
             return inv
         }
         // lua.c options (collectargs + runargs).
@@ -115,27 +164,12 @@ struct Invocation: Equatable {
         return inv
     }
 
+    /// `--name` of `--name=value`.
+    static func optionName(_ word: String) -> String {
+        let body = word.drop { $0 == "-" }
+        return String(body.prefix { $0 != "=" })
+    }
+
     /// lua.c's usage text, with this command's additions.
-    static let usage = """
-        usage: flickr [options] [script [args]]
-               flickr call METHOD [key=value ...] [--json] [--verb GET|POST]
-               flickr login [--perms read|write|delete] [--profile NAME] [--callback oob|loopback]
-               flickr logout [--profile NAME] | whoami | help [METHOD]
-        Global options (first):
-          --sandbox[=DATA.json]  run against an in-process Flickr emulator (its app and default user)
-          --endpoint URL         another base URL than Flickr's
-          --profile NAME         stored credentials to use (default: FLICKR_PROFILE or "default")
-          --debug                trace HTTP requests on stderr (secrets redacted)
-          --no-color             no colour in the REPL
-        Lua options (as lua):
-          -e stat   execute string 'stat'
-          -i        enter interactive mode after executing 'script'
-          -l mod    require library 'mod' into global 'mod'
-          -l g=mod  require library 'mod' into global 'g'
-          -v        show version information
-          -E        ignore environment variables
-          -W        turn warnings on
-          --        stop handling options
-          -         stop handling options and execute stdin
-        """
+    static var usage: String { CommandLineSpec.usage }
 }

@@ -10,14 +10,25 @@ import LuaKit
 public enum FlickrShell {
     public static let version = "0.1.0"
 
+    /// What `flickr --version` prints: `flickr 0.1.0 (SwiftFlickr) — Lua 5.4.6`.
+    static var versionLine: String { "flickr \(version) (SwiftFlickr) — \(LuaRuntime.luaRelease)" }
+
     /// Runs the command with `argv` (including `argv[0]`) and returns its exit status.
     public static func main(_ argv: [String], environment: [String: String] = ProcessInfo.processInfo.environment) async -> Int32 {
         let invocation: Invocation
         do {
             invocation = try Invocation.parse(argv)
         } catch {
-            FileHandleOutput.standardError("flickr: \(error.message)\n\(Invocation.usage)\n")
+            FileHandleOutput.standardError("flickr: \(error.message)\nTry 'flickr --help'.\n")
             return 2
+        }
+        if invocation.help {
+            print(Invocation.usage)
+            return 0
+        }
+        if invocation.showVersion {
+            print(versionLine)
+            return 0
         }
         switch invocation.mode {
         case .subcommand(let name, let arguments):

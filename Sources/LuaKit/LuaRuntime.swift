@@ -50,6 +50,9 @@ public final class LuaRuntime: Sendable {
     let host: LuaHost
 
     /// Creates a state, opens the standard libraries and starts its thread.
+    /// The Lua release LuaKit was built with: `Lua 5.4.6`.
+    public static var luaRelease: String { String(cString: lk_lua_release()) }
+
     public init(_ configuration: Configuration = Configuration()) throws(LuaError) {
         host = try LuaHost(stackSize: configuration.stackSize, hookInterval: configuration.hookInterval,
                            openLibraries: configuration.openStandardLibraries,

@@ -33,11 +33,10 @@ import Testing
 }
 
 /// Session options isolated from the machine: no FLICKR_* variables, profiles in a temporary
-/// directory, the repository's lua/ on the path.
+/// directory (the shipped Lua is compiled in).
 enum Session {
     static func options(config: String) -> FlickrLuaSession.Options {
-        FlickrLuaSession.Options(environment: ["HOME": config], profiles: ProfileStore(directory: URL(fileURLWithPath: config + "/profiles")),
-                                 luaPath: [Fixtures.repository.appendingPathComponent("lua").path])
+        FlickrLuaSession.Options(environment: ["HOME": config], profiles: ProfileStore(directory: URL(fileURLWithPath: config + "/profiles")))
     }
 }
 

@@ -9,15 +9,13 @@ import Testing
 /// the REPL's Swift bridge against the real `flickr` module.
 @Suite("REPL Lua modules", .timeLimit(.minutes(1)))
 struct REPLLuaModuleTests {
-    static let luaDir = Fixtures.repository.appendingPathComponent("lua").path
-
-    /// Runs `source` (which may `error` to fail) with lua/ on package.path; returns its results.
+    /// Runs `source` (which may `error` to fail) with the shipped modules (the compiled-in
+    /// lua/flickr/*.lua) loadable; returns its results.
     static func run(_ source: String) async throws -> [LuaValue] {
         let runtime = try LuaRuntime()
         defer { runtime.close() }
-        let dir = luaDir
         return try await runtime.perform { state in
-            state.setPackagePath("\(dir)/?.lua;" + (state.packagePath ?? ""))
+            try ShippedLua.installSearcher(on: state)
             return try state.run(source, name: "=(test)")
         }
     }
@@ -149,7 +147,7 @@ struct REPLLuaModuleTests {
 
     @Test("completion through the REPL bridge offers the catalog's flickr.photos.ge… with no network")
     func completeFlickrModule() async throws {
-        var options = FlickrLuaSession.Options(environment: [:], luaPath: [Self.luaDir])
+        var options = FlickrLuaSession.Options(environment: [:])
         options.settings.endpoint = "http://127.0.0.1:9/"  // nothing listens: a call would fail
         let session = try await FlickrLuaSession(options)
         defer { session.close() }

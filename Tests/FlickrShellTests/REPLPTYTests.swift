@@ -47,7 +47,6 @@ struct REPLPTYTests {
         var arguments = [script, name, "--flickr", try Products.executable("flickr").path]
         if sandbox { arguments += ["--sandbox", try Products.executable("flickr-sandbox").path] }
         var environment = ProcessInfo.processInfo.environment
-        environment["FLICKR_LUA_DIR"] = Fixtures.repository.appendingPathComponent("lua").path
         let result = try await Products.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3"] + arguments,
                                             environment: environment, timeout: 90)
         let report = result.stdout + result.stderr + (result.timedOut ? "\n(killed after 90 s)" : "")

@@ -3,7 +3,7 @@ import Testing
 import FlickrTestSupport
 
 /// The script runner behaves as lua.c does (CLI.md): options, `arg` and `...`, shebang,
-/// LUA_INIT, LUA_PATH, the shipped lua/ on the path, exit statuses, stdin as a chunk.
+/// LUA_INIT, LUA_PATH, the compiled-in shipped modules, exit statuses, stdin as a chunk.
 @Suite(.timeLimit(.minutes(2)))
 struct RunnerTests {
     let world: CommandWorld
@@ -67,7 +67,7 @@ struct RunnerTests {
         #expect(versioned.stdout == "5.4\n")
         let ignored = try await run(["-E", "-e", "print(init)"], env: ["LUA_INIT": "init = 'plain'"])
         #expect(ignored.stdout == "nil\n")
-        // -E also ignores LUA_PATH: Lua's default path, with the shipped lua/ still first.
+        // -E also ignores LUA_PATH: Lua's default path, and the shipped modules are still found.
         let path = try await run(["-E", "-e", "print(package.path:find('nowhere', 1, true) == nil, require('flickr.pretty') ~= nil)"],
                                  env: ["LUA_PATH": "/nowhere/?.lua"])
         #expect(path.stdout == "true\ttrue\n", "\(path.stderr)")
@@ -77,9 +77,20 @@ struct RunnerTests {
         #expect(broken.status == 1 && broken.stderr.contains("init failed") && broken.stdout.isEmpty)
     }
 
-    @Test func shippedLuaDirectoryIsOnThePath() async throws {
-        let r = try await run(["-e", "print(require('flickr.pretty').format({b = 1, a = {1, 2.0}}))"])
-        #expect(r.status == 0 && r.stdout == "{ a = { 1, 2.0 }, b = 1 }\n", "\(r.stderr)")
+    @Test func shippedModulesAreCompiledInAndLuaPathOverridesThem() async throws {
+        // From a directory with no lua/ anywhere near: the module comes from the executable.
+        let r = try await run(["-e", "print(require('flickr.pretty').format({b = 1, a = {1, 2.0}}), package.searchpath('flickr.pretty', package.path))"])
+        #expect(r.status == 0 && r.stdout == "{ a = { 1, 2.0 }, b = 1 }\tnil\n", "\(r.stderr)")
+        // A module of the same name on LUA_PATH wins, on purpose.
+        let own = dir.appendingPathComponent("mine/flickr")
+        try FileManager.default.createDirectory(at: own, withIntermediateDirectories: true)
+        try Data("return { format = function() return 'mine' end }".utf8).write(to: own.appendingPathComponent("pretty.lua"))
+        let mine = try await run(["-e", "print(require('flickr.pretty').format({}))"],
+                                 env: ["LUA_PATH": dir.path + "/mine/?.lua;;"])
+        #expect(mine.stdout == "mine\n", "\(mine.stderr)")
+        // A missing module names the shipped searcher among the places looked in.
+        let missing = try await run(["-e", "require('flickr.nothing')"])
+        #expect(missing.status == 1 && missing.stderr.contains("no shipped Lua module 'flickr.nothing'"), "\(missing.stderr)")
     }
 
     @Test func exitStatuses() async throws {

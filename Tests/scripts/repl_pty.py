@@ -97,9 +97,6 @@ def base_env(home, color=False):
         "TERM": "xterm",
         "LANG": "C.UTF-8",
     }
-    for key in ("FLICKR_LUA_DIR",):
-        if key in os.environ:
-            env[key] = os.environ[key]
     if not color:
         env["NO_COLOR"] = "1"
     with open(env["INPUTRC"], "w") as f:

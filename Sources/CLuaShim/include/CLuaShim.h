@@ -138,4 +138,8 @@ static inline int lk_load(lua_State *L, const char *buf, size_t size, const char
     return luaL_loadbufferx(L, buf, size, name, mode);
 }
 
+/* LUA_RELEASE of the headers this was built with ("Lua 5.4.6"); the library itself reports only
+ * 504, and Debian ships headers and library from one source package. */
+const char *lk_lua_release(void);
+
 #endif

@@ -88,6 +88,12 @@ public struct ProfileStore: Sendable {
         return directory.appendingPathComponent(name + ".json")
     }
 
+    /// The names of the stored profiles, sorted (none when the directory does not exist).
+    public func names() -> [String] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return files.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.map { String($0.dropLast(5)) }.sorted()
+    }
+
     /// The profile, or nil when none is stored under `name`.
     public func load(_ name: String) throws(FlickrError) -> FlickrProfile? {
         let file = try url(for: name)

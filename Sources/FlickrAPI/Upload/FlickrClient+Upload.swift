@@ -117,18 +117,29 @@ extension FlickrClient {
         case .file(let path):
             do {
                 return try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
-                    let size = try await handle.info().size
+                    let info = try await handle.info()
+                    guard info.type == .regular else {
+                        throw FlickrError.usage("cannot upload \(path): \(info.type == .directory ? "a directory" : "not a regular file")"
+                                                + "; nothing was sent", method: service)
+                    }
+                    let size = info.size
                     var mime = source.mimeType ?? MIMEType.forFilename(source.filename)
                     if mime == nil {
                         var head = try await handle.readChunk(fromAbsoluteOffset: 0, length: .bytes(16))
                         mime = MIMEType.sniff(head.readBytes(length: head.readableBytes) ?? [])
                     }
+                    guard let mime else {
+                        throw FlickrError.usage("cannot upload \(path): not a photo or video Flickr accepts "
+                                                + "(\(MIMEType.acceptedExtensions.joined(separator: " "))); nothing was sent",
+                                                method: service)
+                    }
+                    let chunk = Self.progressChunkLength(fileSize: size)
                     let content: @Sendable () -> MultipartBody.ContentIterator = {
-                        let box = FileChunkBox(handle.readChunks(chunkLength: .kibibytes(256)).makeAsyncIterator())
+                        let box = FileChunkBox(handle.readChunks(chunkLength: .bytes(chunk)).makeAsyncIterator())
                         return MultipartBody.ContentIterator { try await box.next() }
                     }
                     return try await self.post(url: url, service: service, fields: fields, filename: source.filename,
-                                               mime: mime ?? "application/octet-stream", length: size,
+                                               mime: mime, length: size,
                                                content: content, progress: progress)
                 }
             } catch let error as FlickrError {
@@ -139,6 +150,12 @@ extension FlickrClient {
                 throw FlickrError(kind: .usage, message: "cannot read \(path): \(error)", method: service)
             }
         }
+    }
+
+    /// Bytes per chunk read from a file: small enough that progress is reported at least every
+    /// 1 % of the file or every 256 KiB, whichever comes first (and at least 1 KiB).
+    static func progressChunkLength(fileSize: Int64) -> Int64 {
+        max(1024, min(256 * 1024, fileSize / 100))
     }
 
     private func post(url: String, service: String, fields: [(String, String)], filename: String, mime: String,

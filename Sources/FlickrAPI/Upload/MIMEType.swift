@@ -1,3 +1,5 @@
+import Foundation
+
 /// MIME types for upload parts, from the file name's extension (what Flickr accepts: photos and
 /// videos), falling back to a look at the first bytes, then `application/octet-stream`.
 public enum MIMEType {
@@ -10,6 +12,19 @@ public enum MIMEType {
         "m2ts": "video/mp2t", "mts": "video/mp2t", "ogv": "video/ogg", "webm": "video/webm",
         "mkv": "video/x-matroska",
     ]
+
+    /// The extensions of the photos and videos Flickr accepts, sorted.
+    public static var acceptedExtensions: [String] { byExtension.keys.sorted() }
+
+    /// The type of the file at `path` as an upload would send it: from its extension, else from
+    /// its first bytes; nil when it is not a photo or video Flickr accepts (or cannot be read).
+    public static func forFile(atPath path: String) -> String? {
+        if let type = forFilename(path) { return type }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 16)) ?? Data()
+        return sniff(Array(head))
+    }
 
     /// The type for `filename`, or nil when its extension is unknown.
     public static func forFilename(_ filename: String) -> String? {

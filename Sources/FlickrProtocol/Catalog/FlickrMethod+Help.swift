@@ -29,9 +29,9 @@ extension FlickrMethod {
         return lines.joined(separator: "\n")
     }
 
-    /// Flickr's descriptions carry a little HTML: tags dropped, common entities decoded,
-    /// whitespace collapsed.
-    static func plainText(_ html: String) -> String {
+    /// Flickr's descriptions carry a little HTML: tags dropped, entities decoded (named and
+    /// numeric), whitespace collapsed.
+    public static func plainText(_ html: String) -> String {
         var out = ""
         var inTag = false
         for ch in html {
@@ -39,10 +39,43 @@ extension FlickrMethod {
             if ch == ">" && inTag { inTag = false; continue }
             if !inTag { out.append(ch) }
         }
-        for (entity, char) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#039;", "'"), ("&amp;", "&")] {
-            out = out.replacingAll(entity, with: char)
+        return decodeEntities(out)
+            .split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).joined(separator: " ")
+    }
+
+    static let namedEntities: [String: String] = [
+        "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "amp": "&", "nbsp": " ", "mdash": "—", "ndash": "–",
+        "hellip": "…", "lsquo": "‘", "rsquo": "’", "ldquo": "“", "rdquo": "”", "copy": "©", "eacute": "é",
+    ]
+
+    /// `&amp;`, `&mdash;`, `&#8212;`, `&#x2014;` → characters; anything else stays as written.
+    static func decodeEntities(_ text: String) -> String {
+        guard text.contains("&") else { return text }
+        var out = ""
+        var rest = Substring(text)
+        while let amp = rest.firstIndex(of: "&") {
+            out += rest[..<amp]
+            let after = rest[rest.index(after: amp)...]
+            if let semi = after.prefix(10).firstIndex(of: ";") {
+                let name = after[..<semi]
+                var decoded: String?
+                if name.hasPrefix("#x") || name.hasPrefix("#X") {
+                    decoded = UInt32(name.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init).map { String(Character($0)) }
+                } else if name.hasPrefix("#") {
+                    decoded = UInt32(name.dropFirst()).flatMap(Unicode.Scalar.init).map { String(Character($0)) }
+                } else {
+                    decoded = namedEntities[String(name)]
+                }
+                if let decoded {
+                    out += decoded
+                    rest = after[after.index(after: semi)...]
+                    continue
+                }
+            }
+            out += "&"
+            rest = after
         }
-        return out.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).joined(separator: " ")
+        return out + rest
     }
 
     /// Wraps `text` at 96 columns with `indent` before every line.

@@ -1,3 +1,4 @@
+import CFlickrCatalog
 import Foundation
 
 /// Permission levels, ordered: a higher level implies the lower ones.
@@ -77,12 +78,12 @@ public struct MethodCatalog: Sendable {
         self.init(methods: file.methods, globalErrors: file.globalErrors)
     }
 
-    /// The bundled catalog, loaded once.
+    /// The catalog compiled into the binary (CFlickrCatalog), decoded once.
     public static let shared: MethodCatalog = {
-        guard let url = Bundle.module.url(forResource: "catalog", withExtension: "json"),
-              let data = try? Data(contentsOf: url),
-              let catalog = try? MethodCatalog(data: data) else {
-            fatalError("FlickrProtocol: the bundled catalog.json is missing or corrupt; rebuild the package")
+        var length = 0
+        let bytes = flickr_catalog_json(&length)
+        guard let bytes, let catalog = try? MethodCatalog(data: Data(bytes: bytes, count: length)) else {
+            fatalError("FlickrProtocol: the compiled-in catalog.json is corrupt; rerun scripts/build-catalog.py")
         }
         return catalog
     }()
@@ -104,10 +105,10 @@ public struct MethodCatalog: Sendable {
 
     /// Flickr's documented example payloads (inner XML, no `<rsp>`), by method name.
     public static let examples: [String: String] = {
-        guard let url = Bundle.module.url(forResource: "examples", withExtension: "json"),
-              let data = try? Data(contentsOf: url),
-              let examples = try? JSONDecoder().decode([String: String].self, from: data) else {
-            return [:]
+        var length = 0
+        guard let bytes = flickr_examples_json(&length),
+              let examples = try? JSONDecoder().decode([String: String].self, from: Data(bytes: bytes, count: length)) else {
+            fatalError("FlickrProtocol: the compiled-in examples.json is corrupt; rerun scripts/build-catalog.py")
         }
         return examples
     }()

@@ -57,11 +57,10 @@ enum LuaMode {
         return await REPL.run(session: session, options: options)
     }
 
+    /// lua.c's banner (`-v`, the REPL): the version line and Lua's copyright.
     static func versionLine() -> String {
-        "flickr \(FlickrShell.version) (SwiftFlickr) — \(luaRelease)  Copyright (C) 1994-2023 Lua.org, PUC-Rio"
+        FlickrShell.versionLine + "  Copyright (C) 1994-2023 Lua.org, PUC-Rio"
     }
-
-    static var luaRelease: String { "Lua 5.4" }
 
     /// `$XDG_STATE_HOME/flickr/history` (default `~/.local/state/flickr/history`).
     static func historyPath(_ env: [String: String]) -> String? {

@@ -9,7 +9,7 @@ import Foundation
 /// 127.0.0.1 (`loopback`). The access token is saved in the profile, atomically, mode 0600.
 enum Login {
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let (options, words) = try Subcommands.options(args, flags: [], valued: ["perms", "profile", "callback"])
+        let (options, words) = try Subcommands.options(args, spec: "login")
         guard words.isEmpty else { throw Invocation.UsageError(message: "unexpected argument '\(words[0])'") }
         guard let perms = FlickrPermission(rawValue: options["perms"] ?? "write"), perms != .none else {
             throw Invocation.UsageError(message: "--perms must be read, write or delete")
@@ -72,7 +72,7 @@ enum Login {
 /// `flickr logout [--profile NAME]`: forgets the profile's token (the app key stays).
 enum Logout {
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) throws -> Int32 {
-        let (options, words) = try Subcommands.options(args, flags: [], valued: ["profile"])
+        let (options, words) = try Subcommands.options(args, spec: "logout")
         guard words.isEmpty else { throw Invocation.UsageError(message: "unexpected argument '\(words[0])'") }
         let name = ProfileStore.profileName(explicit: options["profile"] ?? inv.profile, environment: env)
         let store = ProfileStore(environment: env)
@@ -92,7 +92,7 @@ enum Logout {
 /// `flickr whoami`: the user behind the credentials in use (flickr.test.login, checkToken).
 enum WhoAmI {
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let (_, words) = try Subcommands.options(args, flags: [], valued: [])
+        let (_, words) = try Subcommands.options(args, spec: "whoami")
         guard words.isEmpty else { throw Invocation.UsageError(message: "unexpected argument '\(words[0])'") }
         let (session, server) = try await Subcommands.session(inv, env)
         defer {
@@ -109,27 +109,6 @@ enum WhoAmI {
         print("\(login["user.username"]?.text ?? "?") (\(login["user.id"]?.string ?? "?"))")
         if let info { print("perms: \(info.perms.rawValue)") }
         print("endpoint: \(context.endpoints.rest)")
-        return 0
-    }
-}
-
-/// `flickr help [METHOD]`
-enum Help {
-    static func run(_ args: [String]) -> Int32 {
-        guard let name = args.first else {
-            print(Invocation.usage)
-            let namespaces = Set(MethodCatalog.shared.names.map { $0.split(separator: ".").dropFirst().first.map(String.init) ?? "" })
-            print("\n\(MethodCatalog.shared.methods.count) Flickr methods in: \(namespaces.sorted().joined(separator: ", "))")
-            print("`flickr help METHOD` describes one (e.g. flickr help photos.search).")
-            return 0
-        }
-        guard let method = MethodCatalog.shared.method(name) else {
-            let close = MethodCatalog.shared.names.filter { $0.lowercased().contains(name.lowercased()) }.prefix(10)
-            FileHandleOutput.standardError("flickr help: no method \(name)"
-                                           + (close.isEmpty ? "" : "; did you mean: " + close.joined(separator: ", ")) + "\n")
-            return 2
-        }
-        print(method.helpText)
         return 0
     }
 }

@@ -5,18 +5,26 @@ import FlickrSandbox
 import Foundation
 import LuaKit
 
-/// `flickr call|login|logout|whoami|help` (CLI.md). Exit statuses: 0 success, 1 a Flickr or
-/// network failure, 2 a usage problem (bad arguments, no credentials).
+/// The subcommands of `flickr` (CLI.md, ``CommandLineSpec/subcommands``). Exit statuses: 0
+/// success, 1 a Flickr or network failure, 2 a usage problem (bad arguments, no credentials).
 enum Subcommands {
     static func run(_ name: String, arguments: [String], invocation: Invocation,
                     environment: [String: String]) async -> Int32 {
         do {
+            if let spec = CommandLineSpec.subcommand(named: name), wantsHelp(arguments) {
+                print(spec.helpText)
+                return 0
+            }
             switch name {
             case "call": return try await Call.run(arguments, invocation, environment)
             case "login": return try await Login.run(arguments, invocation, environment)
             case "logout": return try Logout.run(arguments, invocation, environment)
             case "whoami": return try await WhoAmI.run(arguments, invocation, environment)
-            case "help": return Help.run(arguments)
+            case "help": return try Help.run(arguments)
+            case "upload": return try await UploadCommand.run(arguments, invocation, environment)
+            case "download": return try await DownloadCommand.run(arguments, invocation, environment)
+            case "completion": return try CompletionCommand.run(arguments)
+            case "__complete": return try CompletionCommand.complete(arguments, environment: environment)
             default: throw Invocation.UsageError(message: "unknown subcommand \(name)")
             }
         } catch let error as Invocation.UsageError {
@@ -31,14 +39,31 @@ enum Subcommands {
         }
     }
 
-    /// Splits `args` into options (`--name value`, `--flag`) and positional words.
-    static func options(_ args: [String], flags: Set<String>, valued: Set<String>)
+    /// `--help` or `-h` among the options (before a `--`).
+    static func wantsHelp(_ args: [String]) -> Bool {
+        for a in args {
+            if a == "--" { return false }
+            if a == "--help" || a == "-h" { return true }
+        }
+        return false
+    }
+
+    /// Splits `args` into the subcommand's options (`--name value`, `--name=value`, `--flag`)
+    /// and positional words; after `--` every word is positional.
+    static func options(_ args: [String], spec name: String)
         throws(Invocation.UsageError) -> (options: [String: String], positional: [String]) {
+        let spec = CommandLineSpec.subcommand(named: name)
+        let flags = Set(spec?.options.filter { $0.value == nil }.map(\.name) ?? [])
+        let valued = Set(spec?.options.filter { $0.value != nil }.map(\.name) ?? [])
         var options: [String: String] = [:]
         var positional: [String] = []
         var i = 0
         while i < args.count {
             let a = args[i]
+            if a == "--" {
+                positional += args[(i + 1)...]
+                break
+            }
             if a.hasPrefix("--") {
                 var name = String(a.dropFirst(2))
                 var value: String?
@@ -55,8 +80,10 @@ enum Subcommands {
                         value = args[i]
                     }
                     options[name] = value
+                } else if flags.contains(name) {
+                    throw Invocation.UsageError(message: "--\(name) takes no value")
                 } else {
-                    throw Invocation.UsageError(message: "unknown option --\(name)")
+                    throw Invocation.UsageError(message: "unknown option --\(name) (see flickr \(spec?.name ?? "") --help)")
                 }
             } else {
                 positional.append(a)
@@ -78,7 +105,7 @@ enum Subcommands {
 /// `flickr call METHOD [key=value ...] [--json] [--verb GET|POST]`
 enum Call {
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let (options, words) = try Subcommands.options(args, flags: ["json"], valued: ["verb"])
+        let (options, words) = try Subcommands.options(args, spec: "call")
         guard let method = words.first else { throw Invocation.UsageError(message: "usage: flickr call METHOD [key=value ...] [--json] [--verb GET|POST]") }
         var arguments: [(String, String)] = []
         for word in words.dropFirst() {

@@ -1,0 +1,129 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Progress of a download: bytes received so far, and the total when the server said it.
+public typealias DownloadProgress = @Sendable (_ received: Int64, _ total: Int64?) -> Void
+
+/// How a download ended.
+public struct DownloadOutcome: Sendable, Hashable {
+    /// Where the file is.
+    public var path: String
+    /// Its size in bytes.
+    public var bytes: Int64
+    /// True when a file of the same size was already there and nothing was written.
+    public var skipped: Bool
+    /// HTTP requests made (retries included).
+    public var attempts: Int
+}
+
+extension FlickrClient {
+    /// Downloads an image (or video) from Flickr's image host to `path`.
+    ///
+    /// The body streams to `path + ".part"` in constant memory and is renamed to `path` only
+    /// once every byte the server announced has arrived, so `path` never holds half a file. When
+    /// `path` already exists with the size the server announces, nothing is written
+    /// (``DownloadOutcome/skipped``). Transient failures (resets, 5xx, 429, a body cut short) are
+    /// retried from the start under the context's retry policy, waiting at least as long as a
+    /// `Retry-After` asks; image requests do not count against the API's rate limiter.
+    ///
+    /// - Throws: ``FlickrError``: `.http` (404 and other statuses, 429 after the last attempt),
+    ///   `.network`, `.timeout`, `.parse` (the body was cut short), `.usage` (a bad URL, a path
+    ///   that cannot be written), `.cancelled`.
+    public func download(from url: String, to path: String,
+                         progress: DownloadProgress? = nil) async throws(FlickrError) -> DownloadOutcome {
+        let method = "download"
+        let policy = context.retryPolicy
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                var outcome = try await downloadOnce(from: url, to: path, progress: progress)
+                outcome.attempts = attempt
+                return outcome
+            } catch {
+                guard error.isTransient, attempt < policy.maxAttempts, !Task.isCancelled else { throw error }
+                if let after = error.retryAfter, after > policy.maxRetryAfter { throw error }
+                let delay = max(policy.backoff(afterAttempt: attempt), error.retryAfter ?? 0)
+                logger.debug("retrying \(method) of \(url) in \(FlickrError.format(delay)) s after \(error.kind.rawValue): \(error.message)")
+                do {
+                    try await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
+                } catch {
+                    throw FlickrError(kind: .cancelled, message: "cancelled", method: method)
+                }
+            }
+        }
+    }
+
+    /// One GET: skip, stream to the `.part` file and rename, or throw.
+    private func downloadOnce(from url: String, to path: String,
+                              progress: DownloadProgress?) async throws(FlickrError) -> DownloadOutcome {
+        let method = "download"
+        let partial = path + ".part"
+        var request = HTTPClientRequest(url: url)
+        request.method = .GET
+        request.headers.replaceOrAdd(name: "User-Agent", value: "SwiftFlickr/0.1")
+        let timeout = context.uploadTimeout
+        logger.trace("→ GET \(url)")
+        do {
+            try Task.checkCancellation()
+            let response = try await transport.client.execute(request, deadline: .now() + .milliseconds(Int64(timeout * 1000)))
+            let status = Int(response.status.code)
+            guard status == 200 else {
+                var excerpt = try await response.body.collect(upTo: 4096)
+                let body = excerpt.readBytes(length: excerpt.readableBytes) ?? []
+                throw FlickrError(kind: .http, message: "HTTP \(status) \(ResponseClassifier.reason(status)) for \(url)",
+                                  method: method, httpStatus: status,
+                                  retryAfter: ResponseClassifier.parseRetryAfter(response.headers.first(name: "retry-after")),
+                                  bodyExcerpt: ResponseClassifier.excerpt(body))
+            }
+            let total = response.headers.first(name: "content-length").flatMap { Int64($0) }
+            if let total, let existing = Self.fileSize(path), existing == total {
+                logger.trace("← 200 \(url): \(path) already has \(total) bytes, skipped")
+                return DownloadOutcome(path: path, bytes: total, skipped: true, attempts: 1)
+            }
+            guard FileManager.default.createFile(atPath: partial, contents: nil),
+                  let handle = FileHandle(forWritingAtPath: partial) else {
+                throw FlickrError.usage("cannot write \(partial): \(String(cString: strerror(errno)))", method: method)
+            }
+            var received: Int64 = 0
+            do {
+                defer { try? handle.close() }
+                progress?(0, total)
+                for try await chunk in response.body {
+                    try chunk.withUnsafeReadableBytes { try handle.write(contentsOf: Data($0)) }
+                    received += Int64(chunk.readableBytes)
+                    progress?(received, total)
+                }
+                try handle.synchronize()
+            } catch {
+                try? FileManager.default.removeItem(atPath: partial)
+                throw error
+            }
+            if let total, received != total {
+                try? FileManager.default.removeItem(atPath: partial)
+                throw FlickrError(kind: .parse, message: "the download of \(url) stopped after \(received) of \(total) bytes",
+                                  method: method, httpStatus: status)
+            }
+            guard rename(partial, path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                try? FileManager.default.removeItem(atPath: partial)
+                throw FlickrError.usage("cannot rename \(partial) to \(path): \(reason)", method: method)
+            }
+            logger.trace("← 200 \(url): \(received) bytes to \(path)")
+            return DownloadOutcome(path: path, bytes: received, skipped: false, attempts: 1)
+        } catch let error as FlickrError {
+            throw error
+        } catch {
+            throw HTTPTransport.map(error, method: method, timeout: timeout)
+        }
+    }
+
+    /// The size of the regular file at `path`, or nil.
+    static func fileSize(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+}

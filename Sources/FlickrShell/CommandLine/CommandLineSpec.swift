@@ -1,0 +1,224 @@
+/// What a value given to an option (or a positional word) is, for completion.
+enum ValueKind: Equatable, Sendable {
+    /// Free text; nothing to complete.
+    case text
+    /// A path to a file (or directory) that exists.
+    case file
+    /// A directory.
+    case directory
+    /// One of these words.
+    case choice([String])
+    /// The name of a stored profile.
+    case profile
+}
+
+/// One option of the command line. The parser, `--help` and shell completion all read these.
+struct OptionSpec: Equatable, Sendable {
+    /// The long name without dashes (`endpoint`).
+    var name: String
+    /// A one-letter alias without the dash (`h`), if any.
+    var short: Character?
+    /// What its value is; nil for a flag.
+    var value: ValueKind?
+    /// The value's name in usage text (`URL`).
+    var placeholder: String
+    /// The value may be left out (`--sandbox` or `--sandbox=DATA.json`); only with `=`.
+    var valueOptional: Bool
+    /// One line for `--help`.
+    var help: String
+
+    static func flag(_ name: String, short: Character? = nil, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, short: short, value: nil, placeholder: "", valueOptional: false, help: help)
+    }
+
+    static func valued(_ name: String, _ placeholder: String, _ kind: ValueKind, optional: Bool = false,
+                       _ help: String) -> OptionSpec {
+        OptionSpec(name: name, short: nil, value: kind, placeholder: placeholder, valueOptional: optional, help: help)
+    }
+
+    /// `--endpoint URL`, `--sandbox[=DATA.json]`, `-h, --help`.
+    var usage: String {
+        var s = short.map { "-\($0), " } ?? ""
+        s += "--" + name
+        if value != nil { s += valueOptional ? "[=\(placeholder)]" : " " + placeholder }
+        return s
+    }
+}
+
+/// What the positional words of a subcommand are, for completion.
+enum PositionalKind: Equatable, Sendable {
+    case none
+    /// A method name, then its `key=value` arguments (`call`).
+    case methodCall
+    /// A method or group name (`help`).
+    case methodOrGroup
+    /// Paths to files or directories (`upload`).
+    case paths
+    /// Photo ids, or `key=value` search arguments after `--search` (`download`).
+    case photos
+    /// One of these words.
+    case choice([String])
+}
+
+/// One subcommand: its usage line, summary, options and positional words.
+struct SubcommandSpec: Equatable, Sendable {
+    var name: String
+    /// Everything after `flickr NAME` in the synopsis.
+    var synopsis: String
+    /// One line for `flickr help` and `--help`.
+    var summary: String
+    var options: [OptionSpec]
+    var positional: PositionalKind
+    /// Internal (shell completion's helper): not listed, not completed.
+    var hidden = false
+
+    func option(named name: String) -> OptionSpec? { options.first { $0.name == name } }
+
+    /// The text of `flickr NAME --help`.
+    var helpText: String {
+        var lines = ["usage: flickr [global options] \(name) \(synopsis)".trimmingTrailingSpaces, "", summary]
+        if !options.isEmpty {
+            lines.append("")
+            lines.append("Options:")
+            lines += CommandLineSpec.table(options + [CommandLineSpec.help])
+        }
+        lines.append("")
+        lines.append("Global options (--sandbox, --endpoint, --profile, --debug, --no-color) belong before "
+                     + "\(name), and are understood after it too; see flickr --help.")
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// The `flickr` command line (CLI.md): global options and subcommands, in one table.
+enum CommandLineSpec {
+    static let help = OptionSpec.flag("help", short: "h", "show this help and exit")
+
+    /// The options that come before a script or subcommand.
+    static let globalOptions: [OptionSpec] = [
+        .valued("sandbox", "DATA.json", .file, optional: true,
+                "run against an in-process Flickr emulator on 127.0.0.1 (its app and default user)"),
+        .valued("endpoint", "URL", .text, "another base URL than Flickr's (e.g. a flickr-sandbox's url=)"),
+        .valued("profile", "NAME", .profile, "stored credentials to use (default: FLICKR_PROFILE or \"default\")"),
+        .flag("debug", "trace HTTP requests and responses on stderr (secrets redacted)"),
+        .flag("no-color", "no colour in the REPL (also NO_COLOR)"),
+        help,
+        .flag("version", "print the version and exit"),
+    ]
+
+    static let photoSizes = ["o", "6k", "5k", "4k", "3k", "k", "h", "b", "c", "z", "-", "n", "w", "m", "t", "q", "s"]
+
+    static let subcommands: [SubcommandSpec] = [
+        SubcommandSpec(
+            name: "call", synopsis: "METHOD [key=value ...] [--json] [--verb GET|POST]",
+            summary: "Calls one Flickr method and prints the answer as a Lua table (or JSON).",
+            options: [.flag("json", "print the answer as JSON (sorted keys)"),
+                      .valued("verb", "GET|POST", .choice(["GET", "POST"]), "the HTTP verb (writes always POST)")],
+            positional: .methodCall),
+        SubcommandSpec(
+            name: "login", synopsis: "[--perms read|write|delete] [--profile NAME] [--callback oob|loopback]",
+            summary: "Authorizes this app for your account (OAuth 1.0a) and saves the token in the profile.",
+            options: [.valued("perms", "read|write|delete", .choice(["read", "write", "delete"]),
+                              "the permission to ask for (default: write)"),
+                      .valued("profile", "NAME", .profile, "the profile to save to (default: FLICKR_PROFILE or \"default\")"),
+                      .valued("callback", "oob|loopback", .choice(["oob", "loopback"]),
+                              "type the verifier (oob, default) or catch the browser's redirect on 127.0.0.1")],
+            positional: .none),
+        SubcommandSpec(
+            name: "logout", synopsis: "[--profile NAME]",
+            summary: "Forgets the profile's token (the app's key and secret stay).",
+            options: [.valued("profile", "NAME", .profile, "the profile (default: FLICKR_PROFILE or \"default\")")],
+            positional: .none),
+        SubcommandSpec(
+            name: "whoami", synopsis: "", summary: "Prints the user, permission and endpoint of the credentials in use.",
+            options: [], positional: .none),
+        SubcommandSpec(
+            name: "help", synopsis: "[METHOD|GROUP]",
+            summary: "Lists the subcommands and method groups, describes a method, or lists a group's methods.",
+            options: [], positional: .methodOrGroup),
+        SubcommandSpec(
+            name: "upload",
+            synopsis: "PATH... [--title-from-filename] [--tags TAGS] [--set TITLE] [--public|--private] [--async]",
+            summary: "Uploads photos and videos (directories recursively); other files are skipped before any byte is sent.",
+            options: [.flag("title-from-filename", "title each photo with its file name, without the extension"),
+                      .valued("tags", "TAGS", .text, "tags for every photo, Flickr's syntax: 'cat \"black cat\"'"),
+                      .valued("set", "TITLE", .text, "add the photos to your set with this title (created when missing)"),
+                      .flag("public", "visible to everyone"),
+                      .flag("private", "visible to you only"),
+                      .flag("async", "upload asynchronously and wait for Flickr's tickets")],
+            positional: .paths),
+        SubcommandSpec(
+            name: "download", synopsis: "(PHOTO_ID... | --set ID | --search key=value...) [--size SIZE] [--dir DIR]",
+            summary: "Downloads photos by id, a whole set, or a search's results, streaming each file to disk.",
+            options: [.valued("set", "ID", .text, "every photo of this photoset"),
+                      .flag("search", "the words that follow are flickr.photos.search arguments (key=value)"),
+                      .valued("size", "SIZE", .choice(photoSizes),
+                              "o (original), 6k … q, s (default: the original, else the largest offered)"),
+                      .valued("dir", "DIR", .directory, "where to write (default: the current directory)")],
+            positional: .photos),
+        SubcommandSpec(
+            name: "completion", synopsis: "bash|zsh|fish",
+            summary: "Prints the shell completion script for bash, zsh or fish.",
+            options: [], positional: .choice(["bash", "zsh", "fish"])),
+        SubcommandSpec(
+            name: "__complete", synopsis: "(--line LINE | -- WORD...)",
+            summary: "Completion candidates for the shell scripts, one per line.",
+            options: [.valued("line", "LINE", .text, "the command line up to the cursor")],
+            positional: .none, hidden: true),
+    ]
+
+    static func subcommand(named name: String) -> SubcommandSpec? { subcommands.first { $0.name == name } }
+
+    static func globalOption(named name: String) -> OptionSpec? { globalOptions.first { $0.name == name } }
+
+    /// Aligned `  --name VALUE   help` lines.
+    static func table(_ options: [OptionSpec]) -> [String] {
+        let width = min(28, (options.map(\.usage.count).max() ?? 0) + 2)
+        return options.map { option in
+            let left = "  " + option.usage
+            let pad = left.count < width + 2 ? String(repeating: " ", count: width + 2 - left.count) : "  "
+            return left + pad + option.help
+        }
+    }
+
+    /// The text of `flickr --help`.
+    static var usage: String {
+        var lines = ["usage: flickr [global options] [lua options] [script [args...]]"]
+        for sub in subcommands where !sub.hidden {
+            lines.append("       flickr [global options] \(sub.name) \(sub.synopsis)".trimmingTrailingSpaces)
+        }
+        lines += ["", "Subcommands:"]
+        let nameWidth = (subcommands.map(\.name.count).max() ?? 0) + 2
+        for sub in subcommands where !sub.hidden {
+            lines.append("  " + sub.name + String(repeating: " ", count: nameWidth - sub.name.count) + sub.summary)
+        }
+        lines += ["", "Global options (before the script or subcommand):"]
+        lines += table(globalOptions)
+        lines += ["", "Lua options (as lua):"]
+        lines += luaOptions.map { "  " + $0.0 + String(repeating: " ", count: 10 - $0.0.count) + $0.1 }
+        lines += ["",
+                  "With no script, a terminal gets the REPL and anything else on standard input runs as a chunk.",
+                  "`flickr SUBCOMMAND --help` describes a subcommand; `flickr help METHOD` a Flickr method; man flickr the rest."]
+        return lines.joined(separator: "\n")
+    }
+
+    /// lua.c's options, as its usage text words them.
+    static let luaOptions: [(String, String)] = [
+        ("-e stat", "execute string 'stat'"),
+        ("-i", "enter interactive mode after executing 'script'"),
+        ("-l mod", "require library 'mod' into global 'mod'"),
+        ("-l g=mod", "require library 'mod' into global 'g'"),
+        ("-v", "show version information"),
+        ("-E", "ignore environment variables"),
+        ("-W", "turn warnings on"),
+        ("--", "stop handling options"),
+        ("-", "stop handling options and execute stdin"),
+    ]
+}
+
+extension String {
+    var trimmingTrailingSpaces: String {
+        var s = self
+        while s.last == " " { s.removeLast() }
+        return s
+    }
+}

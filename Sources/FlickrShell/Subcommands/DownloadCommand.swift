@@ -1,0 +1,113 @@
+import FlickrAPI
+import FlickrProtocol
+import Foundation
+
+/// `flickr download (PHOTO_ID... | --set ID | --search key=value...) [--size SIZE] [--dir DIR]`
+///
+/// Thin over what `flickr.download` does for scripts (``FlickrClient/downloadPhoto(id:photo:size:path:directory:progress:)``):
+/// each file streams to `DIR/ID_SIZE.EXT.part` and is renamed when complete; a file already there
+/// with the same size is skipped. Listings ask for the `url_*` extras so that no photo needs a
+/// `getSizes` call of its own. Exit 0 when every photo is on disk, 1 when one failed, 2 on a
+/// usage error.
+enum DownloadCommand {
+    static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
+        let (options, words) = try Subcommands.options(args, spec: "download")
+        var size: PhotoSize?
+        if let text = options["size"] {
+            guard let s = PhotoSize(suffix: text) else {
+                throw Invocation.UsageError(message: "--size: '\(text)' is not one of \(CommandLineSpec.photoSizes.joined(separator: " "))")
+            }
+            size = s
+        }
+        let search = options["search"] != nil
+        let set = options["set"]
+        guard [search, set != nil, !words.isEmpty && !search].filter({ $0 }).count == 1 else {
+            throw Invocation.UsageError(message: "give photo ids, or --set ID, or --search key=value... (see flickr download --help)")
+        }
+        var searchArguments: [(String, String)] = []
+        if search {
+            for word in words {
+                guard let eq = word.firstIndex(of: "="), eq != word.startIndex else {
+                    throw Invocation.UsageError(message: "search argument '\(word)' is not key=value")
+                }
+                searchArguments.append((String(word[..<eq]), String(word[word.index(after: eq)...])))
+            }
+        } else if set == nil {
+            if let bad = words.first(where: { $0.isEmpty || !$0.allSatisfy(\.isNumber) }) {
+                throw Invocation.UsageError(message: "'\(bad)' is not a photo id (digits)")
+            }
+        }
+        let directory = options["dir"] ?? "."
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw Invocation.UsageError(message: "--dir \(directory): cannot create it: \(error.localizedDescription)")
+        }
+
+        let (session, server) = try await Subcommands.session(inv, env)
+        defer {
+            session.close()
+            if let server { Task.detached { try? await server.stop() } }
+        }
+        let client = session.client
+        guard !client.context.apiKey.isEmpty else { throw FlickrError.missingCredentials("API key", method: "download") }
+
+        // What to fetch: (id, the photo's listing entry when there is one).
+        var photos: [(id: String, photo: FlickrNode?)] = words.isEmpty || search ? [] : words.map { ($0, nil) }
+        let extras = size.map { [$0.extrasKey, "url_o"] } ?? PhotoSize.largestFirst.map(\.extrasKey)
+        if let set {
+            photos = try await listing("flickr.photosets.getPhotos", [("photoset_id", set)], key: "photoset",
+                                       extras: extras, client: client)
+        } else if search {
+            photos = try await listing("flickr.photos.search", searchArguments, key: "photos", extras: extras, client: client)
+        }
+        guard !photos.isEmpty else {
+            FileHandleOutput.standardError("flickr download: no photos to download\n")
+            return 0
+        }
+
+        let progress = Terminal.stderrIsTerminal ? BatchProgress(verb: "downloading", files: photos.count, batchTotal: nil) : nil
+        var fetched = 0, present = 0, bytes: Int64 = 0
+        var failed: [(String, String)] = []
+        for (index, item) in photos.enumerated() {
+            progress?.begin(item.id, index: index + 1)
+            do {
+                let result = try await client.downloadPhoto(id: item.id, photo: item.photo, size: size, directory: directory,
+                                                            progress: progress?.callback)
+                progress?.end(bytes: result.outcome.bytes)
+                if result.outcome.skipped { present += 1 } else { fetched += 1; bytes += result.outcome.bytes }
+                if progress == nil { print(result.outcome.path) }
+            } catch {
+                progress?.end(bytes: 0)
+                failed.append((item.id, "\(error)"))
+            }
+        }
+        progress?.close()
+        for (id, error) in failed { FileHandleOutput.standardError("failed: photo \(id): \(error)\n") }
+        FileHandleOutput.standardError("downloaded \(fetched) (\(ProgressBar.mebibytes(bytes)))"
+                                       + (present > 0 ? ", \(present) already there" : "")
+                                       + (failed.isEmpty ? "" : ", \(failed.count) failed") + " into \(directory)\n")
+        return failed.isEmpty ? 0 : 1
+    }
+
+    /// Every photo of a paged listing (500 a page) with `extras`.
+    static func listing(_ method: String, _ arguments: [(String, String)], key: String, extras: [String],
+                        client: FlickrClient) async throws(FlickrError) -> [(id: String, photo: FlickrNode?)] {
+        var out: [(id: String, photo: FlickrNode?)] = []
+        var seen = Set<String>()
+        var page = 1
+        while true {
+            var args = arguments.filter { $0.0 != "page" && $0.0 != "per_page" && $0.0 != "extras" }
+            args += [("extras", extras.joined(separator: ",")), ("per_page", "500"), ("page", String(page))]
+            let rsp = try await client.call(method, arguments: args)
+            for photo in rsp["\(key).photo"]?.array ?? [] {
+                guard let id = photo["id"]?.string, seen.insert(id).inserted else { continue }
+                out.append((id, photo))
+            }
+            let pages = Int(rsp["\(key).pages"]?.string ?? "1") ?? 1
+            if page >= pages { break }
+            page += 1
+        }
+        return out
+    }
+}

@@ -1,0 +1,180 @@
+import FlickrAPI
+import FlickrProtocol
+import Foundation
+
+/// `flickr upload PATH... [--title-from-filename] [--tags TAGS] [--set TITLE] [--public|--private] [--async]`
+///
+/// Thin over what `flickr.upload` does for scripts (``FlickrClient/upload(_:arguments:async:progress:)``):
+/// the paths are expanded (directories recursively, hidden entries skipped) and every file that
+/// is not a photo or video Flickr accepts is reported and skipped before any byte is sent. Exit
+/// 0 when every accepted file went up, 1 when one failed (or there was nothing to upload), 2 on
+/// a usage error (nothing sent).
+enum UploadCommand {
+    struct Plan {
+        var files: [(path: String, size: Int64)] = []
+        var skipped: [(path: String, reason: String)] = []
+    }
+
+    static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
+        let (options, paths) = try Subcommands.options(args, spec: "upload")
+        guard !paths.isEmpty else { throw Invocation.UsageError(message: "no file or directory given (see flickr upload --help)") }
+        guard options["public"] == nil || options["private"] == nil else {
+            throw Invocation.UsageError(message: "--public and --private exclude each other")
+        }
+        let plan = try expand(paths)
+        for (path, reason) in plan.skipped { FileHandleOutput.standardError("skipping \(path): \(reason)\n") }
+        guard !plan.files.isEmpty else {
+            FileHandleOutput.standardError("flickr upload: nothing to upload\n")
+            return 1
+        }
+        var fields: [String: String] = [:]
+        if let tags = options["tags"] { fields["tags"] = TagString.join(TagString.parse(tags)) }
+        if options["public"] != nil { fields["is_public"] = "1" }
+        if options["private"] != nil { (fields["is_public"], fields["is_friend"], fields["is_family"]) = ("0", "0", "0") }
+        let async = options["async"] != nil
+
+        let (session, server) = try await Subcommands.session(inv, env)
+        defer {
+            session.close()
+            if let server { Task.detached { try? await server.stop() } }
+        }
+        let client = session.client
+        guard !client.context.apiKey.isEmpty else { throw FlickrError.missingCredentials("API key", method: "upload") }
+        guard client.context.hasOAuthToken || client.context.authToken != nil else {
+            throw FlickrError.missingCredentials("login with write permission (flickr login)", method: "upload")
+        }
+
+        let progress = Terminal.stderrIsTerminal
+            ? BatchProgress(verb: "uploading", files: plan.files.count, batchTotal: plan.files.reduce(0) { $0 + $1.size })
+            : nil
+        var uploaded: [(path: String, id: String)] = []
+        var tickets: [(path: String, ticket: String)] = []
+        var failed: [(path: String, error: String)] = []
+        for (index, file) in plan.files.enumerated() {
+            var arguments = fields
+            if options["title-from-filename"] != nil {
+                arguments["title"] = ((file.path as NSString).lastPathComponent as NSString).deletingPathExtension
+            }
+            progress?.begin((file.path as NSString).lastPathComponent, index: index + 1)
+            do {
+                let result = try await client.upload(.file(file.path), arguments: arguments, async: async,
+                                                     progress: progress?.callback)
+                if let ticket = result.ticketID { tickets.append((file.path, ticket)) }
+                if let id = result.photoID { uploaded.append((file.path, id)) }
+            } catch {
+                failed.append((file.path, "\(error)"))
+            }
+            progress?.end(bytes: file.size)
+        }
+        progress?.close()
+        if !tickets.isEmpty {
+            do {
+                let done = try await client.waitForTickets(tickets.map(\.ticket))
+                for (path, ticket) in tickets {
+                    let state = done.first { $0.id == ticket }
+                    if let id = state?.photoID, state?.status == .complete {
+                        uploaded.append((path, id))
+                    } else {
+                        failed.append((path, "ticket \(ticket) \(state.map { "\($0.status)" } ?? "unknown")"))
+                    }
+                }
+            } catch {
+                for (path, ticket) in tickets { failed.append((path, "ticket \(ticket): \(error)")) }
+            }
+        }
+        var setNote = ""
+        if let title = options["set"], !uploaded.isEmpty {
+            do {
+                setNote = try await addToSet(title: title, photos: uploaded.map(\.id), client: client)
+            } catch {
+                failed.append(("set \"\(title)\"", error.description))
+            }
+        }
+        for (path, id) in uploaded.sorted(by: { $0.path < $1.path }) { print("\(id)\t\(path)") }
+        for (path, error) in failed { FileHandleOutput.standardError("failed: \(path): \(error)\n") }
+        FileHandleOutput.standardError("uploaded \(uploaded.count) of \(plan.files.count)"
+                                       + (plan.skipped.isEmpty ? "" : ", skipped \(plan.skipped.count) (not photos or videos)")
+                                       + (failed.isEmpty ? "" : ", \(failed.count) failed") + setNote + "\n")
+        return failed.isEmpty && uploaded.count == plan.files.count ? 0 : 1
+    }
+
+    /// The files under `paths` (directories recursively, sorted, hidden entries skipped), split
+    /// into those Flickr takes and those it would refuse. A path that does not exist is a usage
+    /// error, found before anything is sent.
+    static func expand(_ paths: [String]) throws(Invocation.UsageError) -> Plan {
+        var plan = Plan()
+        let fm = FileManager.default
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw Invocation.UsageError(message: "\(path): no such file or directory")
+            }
+            var files: [String] = []
+            if isDirectory.boolValue {
+                guard let walker = fm.enumerator(atPath: path) else {
+                    throw Invocation.UsageError(message: "\(path): cannot read the directory")
+                }
+                while let relative = walker.nextObject() as? String {
+                    let name = (relative as NSString).lastPathComponent
+                    if name.hasPrefix(".") {
+                        walker.skipDescendants()
+                        continue
+                    }
+                    let full = (path as NSString).appendingPathComponent(relative)
+                    var dir: ObjCBool = false
+                    if fm.fileExists(atPath: full, isDirectory: &dir), !dir.boolValue { files.append(full) }
+                }
+                files.sort()
+            } else {
+                files = [path]
+            }
+            for file in files {
+                let size = (try? fm.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value ?? 0
+                if MIMEType.forFile(atPath: file) == nil {
+                    plan.skipped.append((file, "not a photo or video Flickr accepts"))
+                } else if size == 0 {
+                    plan.skipped.append((file, "empty file"))
+                } else {
+                    plan.files.append((file, size))
+                }
+            }
+        }
+        return plan
+    }
+
+    /// Adds `photos` to the caller's set titled `title`, creating it (the first photo as its
+    /// primary) when there is none. Returns a note for the summary.
+    static func addToSet(title: String, photos: [String], client: FlickrClient) async throws(FlickrError) -> String {
+        var setID: String?
+        var page = 1
+        search: while true {
+            let rsp = try await client.call("flickr.photosets.getList", ["page": String(page), "per_page": "500"])
+            for set in rsp["photosets.photoset"]?.array ?? [] where set["title"]?.text == title {
+                setID = set["id"]?.string
+                break search
+            }
+            let pages = Int(rsp["photosets.pages"]?.string ?? "1") ?? 1
+            if page >= pages { break }
+            page += 1
+        }
+        var toAdd = photos
+        var note = ", added to set \"\(title)\""
+        if setID == nil {
+            let created = try await client.call("flickr.photosets.create", ["title": title, "primary_photo_id": photos[0]])
+            guard let id = created["photoset.id"]?.string else {
+                throw FlickrError(kind: .parse, message: "photosets.create answered without a set id", method: "flickr.photosets.create")
+            }
+            setID = id
+            toAdd.removeFirst()
+            note = ", added to the new set \"\(title)\""
+        }
+        for photo in toAdd {
+            do {
+                _ = try await client.call("flickr.photosets.addPhoto", ["photoset_id": setID!, "photo_id": photo])
+            } catch where error.code == 3 {
+                continue  // already in the set
+            }
+        }
+        return note + " (\(setID!))"
+    }
+}

@@ -1,0 +1,59 @@
+-- The Lua half of the REPL (FlickrShell's REPLSupport): loaded once per REPL with the globals
+-- table as its argument, it returns the helpers the Swift side calls.
+--   show(color, width, ...) -> text      the results of an evaluation, as printed
+--   complete(line) -> list, start        completion candidates for the line being edited
+-- Both only ever read tables raw: nothing here runs a metamethod or touches the network.
+local G = ...
+local require, pcall, select, tostring, type, rawget = require, pcall, select, tostring, type, rawget
+local concat, getmetatable = table.concat, debug.getmetatable
+
+local function module(name)
+  local ok, m = pcall(require, name)
+  if ok and type(m) == "table" then return m end
+  return nil
+end
+
+local H = {}
+local pretty, complete
+
+local function has_tostring(v)
+  local mt = getmetatable(v)
+  return type(v) == "table" and type(mt) == "table" and rawget(mt, "__tostring") ~= nil
+end
+
+local function plain(v)
+  local ok, s = pcall(tostring, v)
+  if ok and type(s) == "string" then return s end
+  return "<" .. type(v) .. ">"
+end
+
+function H.show(color, width, ...)
+  pretty = pretty or module("flickr.pretty")
+  local out = {}
+  for i = 1, select("#", ...) do
+    local v = (select(i, ...))
+    local text
+    if has_tostring(v) then
+      local ok, s = pcall(tostring, v)
+      if ok and type(s) == "string" then text = s end
+    end
+    if not text then
+      if pretty then
+        local ok, s = pcall(pretty.format, v, { color = color, width = width })
+        text = ok and s or plain(v)
+      else
+        text = plain(v)
+      end
+    end
+    out[i] = text
+  end
+  return concat(out, "\t")
+end
+
+function H.complete(line)
+  complete = complete or module("flickr.complete")
+  if not complete then return {}, #line + 1 end
+  return complete.candidates(line, G, { suffix = true })
+end
+
+return H
