@@ -19,7 +19,7 @@ public enum FlickrShell {
         do {
             invocation = try Invocation.parse(argv)
         } catch {
-            FileHandleOutput.standardError("flickr: \(error.message)\nTry 'flickr --help'.\n")
+            FileHandleOutput.standardError("flickr: \(error.message)\n\(Invocation.usage)\n")
             return 2
         }
         if invocation.help {

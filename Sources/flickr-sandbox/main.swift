@@ -11,7 +11,8 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
         discussion: """
             Prints url=, api_key=, api_secret=, oauth_token=, oauth_token_secret=, user_nsid= and \
             username= lines, then "ready", and serves until SIGINT or SIGTERM.
-            """)
+            """,
+        version: "0.1.0")
 
     @Option(help: "Interface to bind.")
     var host = "127.0.0.1"
@@ -28,6 +29,9 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
     @Option(help: "Injected failures, e.g. 5xx=0.1,429=0.05,reset=0.01,truncate=0.01,html=0.02.")
     var faults: String?
 
+    @Option(name: .customLong("image-faults"), help: "Injected failures of /static/ image downloads, same syntax as --faults.")
+    var imageFaults: String?
+
     @Option(name: .customLong("rate-limit"), help: "Calls per second before answering 429 with Retry-After.")
     var rateLimit: Int?
 
@@ -38,15 +42,16 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         if let rateLimit, rateLimit < 1 { throw ValidationError("--rate-limit must be at least 1") }
         guard latency >= 0 else { throw ValidationError("--latency must not be negative") }
-        if let faults {
-            do { _ = try FaultSpec.parse(faults) } catch { throw ValidationError("\(error)") }
+        for spec in [faults, imageFaults].compactMap({ $0 }) {
+            do { _ = try FaultSpec.parse(spec) } catch { throw ValidationError("\(error)") }
         }
     }
 
     func run() async throws {
         let configuration = SandboxConfiguration(
             host: host, port: port, dataFile: dataFile, stateDirectory: stateDirectory,
-            faults: try faults.map(FaultSpec.parse) ?? .none, rateLimit: rateLimit, latencyMilliseconds: latency)
+            faults: try faults.map(FaultSpec.parse) ?? .none, imageFaults: try imageFaults.map(FaultSpec.parse) ?? .none,
+            rateLimit: rateLimit, latencyMilliseconds: latency)
         let server: FlickrSandboxServer
         do {
             server = try await FlickrSandboxServer.start(configuration)

@@ -79,7 +79,7 @@ struct RunnerTests {
 
     @Test func shippedModulesAreCompiledInAndLuaPathOverridesThem() async throws {
         // From a directory with no lua/ anywhere near: the module comes from the executable.
-        let r = try await run(["-e", "print(require('flickr.pretty').format({b = 1, a = {1, 2.0}}), package.searchpath('flickr.pretty', package.path))"])
+        let r = try await run(["-e", "print(require('flickr.pretty').format({b = 1, a = {1, 2.0}}), (package.searchpath('flickr.pretty', package.path)))"])
         #expect(r.status == 0 && r.stdout == "{ a = { 1, 2.0 }, b = 1 }\tnil\n", "\(r.stderr)")
         // A module of the same name on LUA_PATH wins, on purpose.
         let own = dir.appendingPathComponent("mine/flickr")

@@ -3,7 +3,7 @@
 
     repl_pty.py SCENARIO --flickr PATH [--sandbox PATH]
 
-Scenarios: completion, multiline, errors, commands, cancel, interrupt, history, color, plain.
+Scenarios: completion, multiline, errors, commands, cancel, interrupt, history, color, plain, installed.
 Each prints `ok: ...` lines and exits 0, or prints `FAIL: ...` with the transcript and exits 1.
 Measurements are printed as `key=value` lines (cancel_seconds=...). Every wait is bounded.
 Environment of the child: a throwaway HOME / XDG_* / INPUTRC, so no real profile, history or
@@ -506,7 +506,33 @@ def plain(a, home):
     return None
 
 
-SCENARIOS = {f.__name__: f for f in (completion, multiline, errors, commands, cancel, interrupt, history, color, plain)}
+def installed(a, home):
+    """The installed command (--flickr may be a wrapper that hides the checkout): shipped Lua
+    compiled in — the pretty printer and catalog completion work with no lua/ directory."""
+    s = Session(["--sandbox"], a.flickr, base_env(home))
+    try:
+        s.prompt("first prompt")
+        s.send("{ b = 1, a = { 1, 2.0 }, 'x' }\r")
+        s.expect('{ "x", a = { 1, 2.0 }, b = 1 }', "pretty printed table")
+        s.prompt()
+        ok("tables print through the compiled-in flickr.pretty")
+        s.send("flickr.test.ec\t")
+        s.expect("ho(", "completion of flickr.test.ec from the compiled-in catalog")
+        s.send('{ word = "installed" })\r')
+        s.expect('word = { _text = "installed" }', "echo result")
+        s.prompt()
+        ok("flickr.test.ec<TAB> completes and the call runs")
+        s.send("\x04")
+        status = s.finish()
+        if status != 0:
+            raise Fail(f"exit status {status}")
+    finally:
+        s.close()
+    return s
+
+
+SCENARIOS = {f.__name__: f for f in (completion, multiline, errors, commands, cancel, interrupt, history, color, plain,
+                                     installed)}
 
 
 def main():

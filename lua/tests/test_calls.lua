@@ -1,5 +1,6 @@
 -- Calling methods: namespaces, arguments, the mapped <rsp>, JSON format.
-local check = require "tests.check"
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/?.lua;" .. package.path  -- check.lua sits beside us
+local check = require "check"
 local eq, ok = check.eq, check.ok
 
 -- Every catalog method is a function at its dotted path, before any network call.

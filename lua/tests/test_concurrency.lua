@@ -1,5 +1,6 @@
 -- flickr.map / flickr.parallel: results in order, errors, nesting. (Timing: FlickrLuaTests.)
-local check = require "tests.check"
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/?.lua;" .. package.path  -- check.lua sits beside us
+local check = require "check"
 local eq, ok = check.eq, check.ok
 
 local photos = flickr.photos.search{ user_id = "me", per_page = 20 }.photos.photo

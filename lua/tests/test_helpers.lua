@@ -1,5 +1,6 @@
 -- walk, URL helpers, help, methods, config.
-local check = require "tests.check"
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/?.lua;" .. package.path  -- check.lua sits beside us
+local check = require "check"
 local eq, ok = check.eq, check.ok
 
 -- walk: every item of every page, lazily.

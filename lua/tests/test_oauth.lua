@@ -1,5 +1,6 @@
 -- OAuth and legacy auth helpers end to end against the sandbox ("the browser" is sandbox.approve).
-local check = require "tests.check"
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/?.lua;" .. package.path  -- check.lua sits beside us
+local check = require "check"
 local eq, ok = check.eq, check.ok
 local creds = sandbox.credentials
 

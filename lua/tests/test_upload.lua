@@ -1,5 +1,6 @@
 -- Upload, replace, async tickets, progress callbacks.
-local check = require "tests.check"
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/?.lua;" .. package.path  -- check.lua sits beside us
+local check = require "check"
 local eq, ok = check.eq, check.ok
 
 -- A 3 MB "JPEG" (the sandbox looks at the header only).
@@ -53,9 +54,49 @@ local ok2, got = pcall(flickr.upload, { data = "\255\216\255\224 x", filename = 
                                          progress = function() error(boom) end })
 ok(not ok2 and rawequal(got, boom), "the callback's error value: " .. tostring(got))
 
+-- flickr.download: the original's bytes come back (by id, to a path, with progress), a file of
+-- the same size is skipped, a photo table's url_* extras are used, a directory takes the default name.
+local want = assert(io.open(path, "rb")):read("a")
+local target = os.tmpname()
+local seen = 0
+local got = flickr.download(id, { size = "o", path = target, progress = function(done, total)
+  seen = seen + 1
+  ok(done <= total, "progress within the total")
+end })
+eq(got.path, target)
+eq(got.size, "o")
+eq(got.skipped, false)
+eq(got.bytes, #want)
+ok(seen >= 1, "progress was reported")
+eq(assert(io.open(target, "rb")):read("a"), want)
+eq(flickr.download(id, { path = target }).skipped, true)
+os.remove(target)
+local listed = flickr.photos.search{ user_id = "me", extras = "url_q", per_page = 1 }.photos.photo[1]
+local dir = os.tmpname(); os.remove(dir)
+ok(os.execute("mkdir " .. dir), "mkdir")
+local small = flickr.download(listed, { size = "q", dir = dir })
+eq(small.path, dir .. "/" .. listed.id .. "_q.jpg")
+eq(small.url, listed.url_q)
+os.remove(small.path)
+local into = flickr.download(id, { size = "q", path = dir .. "/" })
+eq(into.path, dir .. "/" .. id .. "_q.jpg")
+os.remove(into.path)
+os.remove(dir)
+check.flickr_error("usage", flickr.download, id, { size = "huge" })
+check.flickr_error("usage", flickr.download, "abc")
+check.flickr_error("usage", flickr.download, id, { size = "6k" })  -- the photo has no 6k size
+
 -- Bad uploads are usage errors.
 e = check.flickr_error("usage", flickr.upload, { file = path .. ".missing" })
 ok(e.message:find("cannot read", 1, true), e.message)
+-- A directory and a file Flickr would not take are refused before anything is sent.
+e = check.flickr_error("usage", flickr.upload, { file = "/tmp" })
+ok(e.message:find("a directory", 1, true), e.message)
+local text = os.tmpname()
+assert(io.open(text, "w")):write("just words")
+e = check.flickr_error("usage", flickr.upload, { file = text })
+ok(e.message:find("not a photo or video", 1, true), e.message)
+os.remove(text)
 check.flickr_error("usage", flickr.upload, { title = "no file" })
 check.flickr_error("usage", flickr.replace, { file = path })
 os.remove(path)

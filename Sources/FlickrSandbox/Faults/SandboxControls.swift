@@ -6,6 +6,7 @@ import Synchronization
 final class SandboxControls: Sendable {
     private struct Settings {
         var faults: FaultSpec
+        var imageFaults: FaultSpec
         var latencyMilliseconds: Int
         var rateLimit: Int?
         /// Times (seconds) of the calls accepted in the last second.
@@ -17,7 +18,8 @@ final class SandboxControls: Sendable {
     private let nonces = Mutex<(seen: Set<String>, order: [(String, Int)])>(([], []))
 
     init(configuration: SandboxConfiguration) {
-        settings = Mutex(Settings(faults: configuration.faults, latencyMilliseconds: max(0, configuration.latencyMilliseconds),
+        settings = Mutex(Settings(faults: configuration.faults, imageFaults: configuration.imageFaults,
+                                  latencyMilliseconds: max(0, configuration.latencyMilliseconds),
                                   rateLimit: configuration.rateLimit))
     }
 
@@ -36,9 +38,21 @@ final class SandboxControls: Sendable {
         set { settings.withLock { $0.rateLimit = newValue.map { max(0, $0) } } }
     }
 
-    /// The fault to inject for one request, if any.
+    var imageFaults: FaultSpec {
+        get { settings.withLock { $0.imageFaults } }
+        set { settings.withLock { $0.imageFaults = newValue } }
+    }
+
+    /// The fault to inject for one API request (REST, upload, replace), if any.
     func drawFault() -> FaultKind? {
         let spec = faults
+        guard spec.total > 0 else { return nil }
+        return spec.pick(Double.random(in: 0..<1))
+    }
+
+    /// The fault to inject for one image download, if any.
+    func drawImageFault() -> FaultKind? {
+        let spec = imageFaults
         guard spec.total > 0 else { return nil }
         return spec.pick(Double.random(in: 0..<1))
     }

@@ -65,9 +65,10 @@ struct SandboxResponder: HTTPResponder {
         if latency > 0 { try? await Task.sleep(for: .milliseconds(latency)) }
 
         var truncate = false
-        if route == .rest || route == .upload || route == .replace {
-            guard engine.controls.admit() else { return Self.response(Self.tooManyRequests()) }
-            switch engine.controls.drawFault() {
+        let api = route == .rest || route == .upload || route == .replace
+        if api || route == .image {
+            if api { guard engine.controls.admit() else { return Self.response(Self.tooManyRequests()) } }
+            switch api ? engine.controls.drawFault() : engine.controls.drawImageFault() {
             case .reset?:
                 await Self.reset(context.channel)
                 throw ConnectionDropped()
@@ -208,6 +209,7 @@ struct SandboxResponder: HTTPResponder {
 
     /// A 200 that declares the whole body but sends only the first half, then closes.
     static func truncated(_ reply: SandboxReply, channel: any Channel) -> Response {
+        if let file = reply.file { return truncated(file: file, headers: reply.headers, channel: channel) }
         var full = reply.body
         if full.count < 2 { full = Array("<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"ok\">\n</rsp>\n".utf8) }
         var fields = HTTPFields()
@@ -218,6 +220,26 @@ struct SandboxResponder: HTTPResponder {
         fields[.connection] = "close"
         let half = Array(full[..<(full.count / 2)])
         return Response(status: .ok, headers: fields, body: ResponseBody { writer in
+            try await writer.write(ByteBuffer(bytes: half))
+            try? await Task.sleep(for: .milliseconds(5))
+            try? await channel.close()
+            throw ConnectionDropped()
+        })
+    }
+
+    /// A file reply cut in half: the whole length declared, half the bytes sent, then closed.
+    static func truncated(file: URL, headers: [(String, String)], channel: any Channel) -> Response {
+        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
+        var fields = HTTPFields()
+        for (name, value) in headers {
+            if let n = HTTPField.Name(name) { fields.append(HTTPField(name: n, value: value)) }
+        }
+        fields[.contentLength] = String(size)
+        fields[.connection] = "close"
+        return Response(status: .ok, headers: fields, body: ResponseBody { writer in
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            let half = try await NIOThreadPool.singleton.runIfActive { try handle.read(upToCount: size / 2) ?? Data() }
             try await writer.write(ByteBuffer(bytes: half))
             try? await Task.sleep(for: .milliseconds(5))
             try? await channel.close()

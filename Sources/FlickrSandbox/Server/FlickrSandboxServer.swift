@@ -102,6 +102,9 @@ public final class FlickrSandboxServer: Sendable {
     /// Changes the injected failure rates.
     public func setFaults(_ faults: FaultSpec) async { engine.controls.faults = faults }
 
+    /// Changes the injected failures of `/static/` image downloads.
+    public func setImageFaults(_ faults: FaultSpec) async { engine.controls.imageFaults = faults }
+
     /// Changes the delay added to every answer.
     public func setLatency(milliseconds: Int) async { engine.controls.latencyMilliseconds = milliseconds }
 

@@ -12,6 +12,9 @@ public struct SandboxConfiguration: Sendable {
     /// `/services/upload/` and `/services/replace/` only — never to the OAuth endpoints, the
     /// login page or `/static/` images, so a client can always authenticate.
     public var faults: FaultSpec = .none
+    /// `--image-faults`: the same kinds of failure for `/static/` image downloads (Flickr's image
+    /// host fails on its own: 429 with `Retry-After`, 5xx, resets, bodies cut short).
+    public var imageFaults: FaultSpec = .none
     /// `--rate-limit N`: calls per second (a sliding one-second window, counted over the same
     /// paths as faults) before answering 429 with `Retry-After: 1`.
     public var rateLimit: Int? = nil
@@ -20,12 +23,14 @@ public struct SandboxConfiguration: Sendable {
 
     /// Memberwise, with the defaults above.
     public init(host: String = "127.0.0.1", port: Int = 0, dataFile: String? = nil, stateDirectory: String? = nil,
-                faults: FaultSpec = .none, rateLimit: Int? = nil, latencyMilliseconds: Int = 0) {
+                faults: FaultSpec = .none, imageFaults: FaultSpec = .none, rateLimit: Int? = nil,
+                latencyMilliseconds: Int = 0) {
         self.host = host
         self.port = port
         self.dataFile = dataFile
         self.stateDirectory = stateDirectory
         self.faults = faults
+        self.imageFaults = imageFaults
         self.rateLimit = rateLimit
         self.latencyMilliseconds = latencyMilliseconds
     }

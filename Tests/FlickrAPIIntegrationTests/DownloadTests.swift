@@ -1,0 +1,122 @@
+import FlickrAPI
+import FlickrProtocol
+import FlickrSandbox
+import Foundation
+import Synchronization
+import Testing
+
+/// `FlickrClient.download` / `downloadPhoto` against the sandbox's image host: the bytes of an
+/// uploaded original come back exactly, a file of the same size is skipped, nothing half-written
+/// is ever left under the final name, and the image host's failures are retried or reported.
+@Suite(.timeLimit(.minutes(2)))
+struct DownloadTests {
+    static func directory() throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flickr-download-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir.path
+    }
+
+    /// Uploads a random JPEG of `size` bytes; returns its id and bytes.
+    static func upload(_ h: SandboxHarness, size: Int) async throws -> (String, [UInt8]) {
+        let bytes = UploadTests.jpeg(size: size)
+        let path = try UploadTests.writeTemp(bytes, name: "photo.jpg")
+        let id = try #require(try await h.client.upload(.file(path)).photoID)
+        return (id, bytes)
+    }
+
+    final class Events: Sendable {
+        let list = Mutex<[(Int64, Int64?)]>([])
+        var callback: DownloadProgress { { done, total in self.list.withLock { $0.append((done, total)) } } }
+    }
+
+    @Test func originalComesBackExactlyThenIsSkipped() async throws {
+        try await SandboxHarness.with { h in
+            let (id, bytes) = try await Self.upload(h, size: 600_000)
+            let dir = try Self.directory()
+            let events = Events()
+            let first = try await h.client.downloadPhoto(id: id, directory: dir, progress: events.callback)
+            #expect(first.source.size == .original && !first.outcome.skipped)
+            #expect(first.outcome.path == dir + "/\(id)_o.jpg")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: first.outcome.path)) == Data(bytes))
+            #expect(!FileManager.default.fileExists(atPath: first.outcome.path + ".part"))
+            let seen = events.list.withLock { $0 }
+            #expect(seen.last?.0 == Int64(bytes.count) && seen.last?.1 == Int64(bytes.count))
+            #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.0 <= $1.0 })
+            // Same size already there: skipped, untouched.
+            let again = try await h.client.downloadPhoto(id: id, directory: dir)
+            #expect(again.outcome.skipped && again.outcome.bytes == Int64(bytes.count))
+            // A file of another size is replaced.
+            try Data("stale".utf8).write(to: URL(fileURLWithPath: first.outcome.path))
+            let replaced = try await h.client.downloadPhoto(id: id, directory: dir)
+            #expect(!replaced.outcome.skipped)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: first.outcome.path)) == Data(bytes))
+        }
+    }
+
+    @Test func sizesFromGetSizesOrFromExtras() async throws {
+        try await SandboxHarness.with { h in
+            let (id, _) = try await Self.upload(h, size: 10_000)
+            let dir = try Self.directory()
+            let square = try await h.client.downloadPhoto(id: id, size: .square150, directory: dir)
+            #expect(square.source.size == .square150 && square.outcome.path.hasSuffix("/\(id)_q.jpg"))
+            #expect(square.outcome.bytes > 0)
+            // A listing's url_* extra spares the getSizes call: the log shows no getSizes.
+            let listing = try await h.client.call("flickr.photos.search", ["user_id": "me", "extras": "url_z", "per_page": "1"])
+            let photo = try #require(listing["photos.photo.0"])
+            let photoID = try #require(photo["id"]?.string)
+            let before = h.log.messages.filter { $0.contains("getSizes") }.count
+            let medium = try await h.client.downloadPhoto(id: photoID, photo: photo, size: .medium640, directory: dir)
+            #expect(medium.source.url == photo["url_z"]?.string)
+            #expect(h.log.messages.filter { $0.contains("getSizes") }.count == before)
+            // A size the photo lacks: the error names the sizes there are.
+            do throws(FlickrError) {
+                _ = try await h.client.downloadPhoto(id: id, size: .xLarge6K, directory: dir)
+                Issue.record("a missing size did not fail")
+            } catch {
+                #expect(error.kind == .usage && error.message.contains("has no size 6k") && error.message.contains(" o"))
+            }
+        }
+    }
+
+    @Test func failuresOfTheImageHost() async throws {
+        try await SandboxHarness.with(retry: RetryPolicy(maxAttempts: 10, baseDelay: 0.01, maxDelay: 0.05)) { h in
+            let (id, bytes) = try await Self.upload(h, size: 300_000)
+            let dir = try Self.directory()
+            // 404: reported, nothing written.
+            let missing = dir + "/missing.jpg"
+            do throws(FlickrError) {
+                _ = try await h.client.download(from: h.client.context.endpoints.images + "1/1_x_o.jpg", to: missing)
+                Issue.record("a 404 did not fail")
+            } catch {
+                #expect(error.kind == .http && error.httpStatus == 404)
+            }
+            #expect(!FileManager.default.fileExists(atPath: missing) && !FileManager.default.fileExists(atPath: missing + ".part"))
+            // 429 with Retry-After: 1 — waited for, then the download goes through.
+            await h.server.setImageFaults(FaultSpec(probabilities: [.tooManyRequests: 1]))
+            let started = ContinuousClock.now
+            let task = Task { try await h.client.downloadPhoto(id: id, directory: dir) }
+            try await Task.sleep(for: .milliseconds(300))
+            await h.server.setImageFaults(.none)
+            let result = try await task.value
+            #expect(ContinuousClock.now - started >= .seconds(1), "Retry-After: 1 was not honoured")
+            #expect(result.outcome.attempts >= 2)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: result.outcome.path)) == Data(bytes))
+            // Bodies cut short every time: a parse error after the last attempt, no file under the final name.
+            try FileManager.default.removeItem(atPath: result.outcome.path)
+            await h.server.setImageFaults(FaultSpec(probabilities: [.truncate: 1]))
+            do throws(FlickrError) {
+                _ = try await h.client.downloadPhoto(id: id, directory: dir)
+                Issue.record("a body always cut short did not fail")
+            } catch {
+                #expect(error.kind == .parse || error.kind == .network, "\(error)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: result.outcome.path))
+            #expect(!FileManager.default.fileExists(atPath: result.outcome.path + ".part"))
+            // Cut short or reset 30 % of the time: retried until whole (10 attempts: a spurious failure is a 6-in-a-million event).
+            await h.server.setImageFaults(FaultSpec(probabilities: [.truncate: 0.2, .reset: 0.1]))
+            let flaky = try await h.client.downloadPhoto(id: id, directory: dir)
+            await h.server.setImageFaults(.none)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: flaky.outcome.path)) == Data(bytes))
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+import FlickrTestSupport
+
+/// `flickr upload` and `flickr download` as a user runs them, against a flickr-sandbox process
+/// (one sandbox for the whole test, so what one command uploads the next one sees).
+@Suite(.timeLimit(.minutes(3)))
+struct TransferCommandTests {
+    let world: CommandWorld
+    var dir: URL { world.directory }
+
+    init() throws {
+        world = try CommandWorld("transfer")
+    }
+
+    /// A started flickr-sandbox and the environment that points `flickr` at it.
+    func startSandbox() async throws -> (InteractiveProcess, [String: String]) {
+        let sandbox = try InteractiveProcess(try Products.executable("flickr-sandbox"), ["--port", "0"], environment: world.environment)
+        _ = try #require(await sandbox.waitForLine(timeout: 60) { $0 == "ready" }, "sandbox did not start: \(sandbox.stderr)")
+        var values: [String: String] = [:]
+        for line in sandbox.stdout.split(separator: "\n") {
+            if let eq = line.firstIndex(of: "=") { values[String(line[..<eq])] = String(line[line.index(after: eq)...]) }
+        }
+        let env = world.environment.merging([
+            "FLICKR_ENDPOINT": values["url"] ?? "", "FLICKR_API_KEY": values["api_key"] ?? "",
+            "FLICKR_API_SECRET": values["api_secret"] ?? "", "FLICKR_OAUTH_TOKEN": values["oauth_token"] ?? "",
+            "FLICKR_OAUTH_TOKEN_SECRET": values["oauth_token_secret"] ?? "",
+        ]) { $1 }
+        return (sandbox, env)
+    }
+
+    func run(_ args: [String], _ env: [String: String]) async throws -> Products.Result {
+        let r = try await Products.run(world.flickr, args, environment: env, directory: dir, timeout: 120)
+        #expect(!r.timedOut, "flickr \(args) timed out")
+        return r
+    }
+
+    func write(_ name: String, _ bytes: [UInt8]) throws {
+        let url = dir.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(bytes).write(to: url)
+    }
+
+    static func jpeg(_ n: Int) -> [UInt8] {
+        var rng = SystemRandomNumberGenerator()
+        return [0xFF, 0xD8, 0xFF, 0xE0] + (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
+    }
+
+    @Test func uploadThenDownloadByIdSetAndSearch() async throws {
+        let (sandbox, env) = try await startSandbox()
+        defer { sandbox.process.terminate() }
+        let first = Self.jpeg(90_000), second = Self.jpeg(40_000), third = Self.jpeg(30_000)
+        try write("pics/Beach Day.jpg", first)
+        try write("pics/deeper/IMG_0002", second)  // no extension: recognised by its bytes
+        try write("pics/.cache/hidden.jpg", Self.jpeg(10))
+        try write("pics/readme.md", Array("not a photo".utf8))
+        try write("solo.jpg", third)
+
+        let up = try await run(["upload", "pics", "--title-from-filename", "--tags", "sea \"summer day\"", "--set", "Trip", "--private"], env)
+        #expect(up.status == 0, "\(up.stderr)")
+        #expect(up.stderr.contains("skipping pics/readme.md: not a photo or video") && !up.stderr.contains("hidden"), "\(up.stderr)")
+        #expect(up.stderr.contains("uploaded 2 of 2") && up.stderr.contains("the new set \"Trip\""), "\(up.stderr)")
+        let ids = up.stdout.split(separator: "\n").map { $0.split(separator: "\t") }
+        #expect(ids.count == 2 && ids.map { String($0[1]) } == ["pics/Beach Day.jpg", "pics/deeper/IMG_0002"])
+        let beach = String(ids[0][0])
+        let info = try await run(["call", "flickr.photos.getInfo", "photo_id=" + beach, "--json"], env)
+        let photo = (try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any])?["photo"] as? [String: Any]
+        #expect((photo?["title"] as? [String: Any])?["_text"] as? String == "Beach Day")
+        #expect((photo?["visibility"] as? [String: Any])?["ispublic"] as? String == "0")
+        let raws = (((photo?["tags"] as? [String: Any])?["tag"] as? [[String: Any]]) ?? []).compactMap { $0["raw"] as? String }
+        #expect(Set(raws) == ["sea", "summer day"])
+
+        // A second upload into the same set name joins the existing set.
+        let more = try await run(["upload", "solo.jpg", "--set", "Trip"], env)
+        #expect(more.status == 0 && more.stderr.contains("added to set \"Trip\""), "\(more.stderr)")
+        let soloID = String(more.stdout.split(separator: "\t").first ?? "")
+
+        // Download by id, then the set, then a search; what is there is skipped.
+        let byID = try await run(["download", soloID, "--dir", "got"], env)
+        #expect(byID.status == 0, "\(byID.stderr)")
+        #expect(try Data(contentsOf: dir.appendingPathComponent("got/\(soloID)_o.jpg")) == Data(third))
+        let set = try await run(["download", "--set", try setID(env, title: "Trip"), "--dir", "got"], env)
+        #expect(set.status == 0 && set.stderr.contains("downloaded 2") && set.stderr.contains("1 already there"), "\(set.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/got").sorted()
+        #expect(files.count == 3 && files.allSatisfy { !$0.hasSuffix(".part") }, "\(files)")
+        let contents = try files.map { try Data(contentsOf: dir.appendingPathComponent("got/" + $0)) }
+        #expect(Set(contents) == [Data(first), Data(second), Data(third)])
+        let search = try await run(["download", "--search", "user_id=me", "tags=summer day", "--size", "q", "--dir", "small"], env)
+        #expect(search.status == 0 && search.stderr.contains("downloaded 2"), "\(search.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path + "/small").allSatisfy { $0.hasSuffix("_q.jpg") })
+    }
+
+    func setID(_ env: [String: String], title: String) async throws -> String {
+        let r = try await run(["call", "flickr.photosets.getList", "--json"], env)
+        let sets = (((try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["photosets"] as? [String: Any])?["photoset"]
+            as? [[String: Any]]) ?? []
+        return try #require(sets.first { ($0["title"] as? [String: Any])?["_text"] as? String == title }?["id"] as? String)
+    }
+
+    @Test func refusalsCostNoRequest() async throws {
+        // No credentials and nothing uploadable: the command stops before it would need either.
+        try write("notes.txt", Array("hello".utf8))
+        try write("empty.jpg", [])
+        let nothing = try await run(["upload", "notes.txt", "empty.jpg"], world.environment)
+        #expect(nothing.status == 1 && nothing.stderr.contains("skipping notes.txt") && nothing.stderr.contains("skipping empty.jpg: empty file")
+                && nothing.stderr.contains("nothing to upload"), "\(nothing.stderr)")
+        let missing = try await run(["upload", "nowhere"], world.environment)
+        #expect(missing.status == 2 && missing.stderr.contains("nowhere: no such file or directory"), "\(missing.stderr)")
+        let both = try await run(["upload", "notes.txt", "--public", "--private"], world.environment)
+        #expect(both.status == 2)
+        let size = try await run(["download", "1", "--size", "huge"], world.environment)
+        #expect(size.status == 2 && size.stderr.contains("--size"), "\(size.stderr)")
+        let notID = try await run(["download", "abc"], world.environment)
+        #expect(notID.status == 2 && notID.stderr.contains("not a photo id"), "\(notID.stderr)")
+        let neither = try await run(["download"], world.environment)
+        #expect(neither.status == 2)
+        // Through the sandbox with --debug: a .txt alone never reaches the upload endpoint.
+        let traced = try await run(["--sandbox", "--debug", "upload", "notes.txt"], world.environment)
+        #expect(traced.status == 1 && !traced.stderr.contains("/services/upload"), "\(traced.stderr)")
+        let help = try await run(["upload", "--help"], world.environment)
+        #expect(help.status == 0 && help.stdout.hasPrefix("usage: flickr [global options] upload PATH...") && help.stdout.contains("--title-from-filename"))
+    }
+}
