@@ -189,7 +189,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LuaKitTests",
-            dependencies: ["LuaKit"]
+            dependencies: ["LuaKit", "FlickrTestSupport"]
         ),
         // FlickrLua and the lua/tests scripts against the in-process sandbox.
         .testTarget(

@@ -52,8 +52,8 @@ extension FlickrError {
         switch error {
         case let e as FlickrError: return e
         case let e as LuaArgumentError: return FlickrError.usage(e.description, method: function)
-        case let e as LuaError where e.kind == .interrupted && e.underlying == nil && e.value == .string("interrupted!"):
-            return e
+        case let e as LuaError where e.kind == .interrupted && e.isLuaValue:
+            return e  // the hook's own interrupt, raised inside a callback: it travels on as itself
         case let e as LuaError where e.kind == .interrupted: return interrupted(function)
         case let e as LuaError: return e
         case is CancellationError: return interrupted(function)

@@ -40,6 +40,9 @@ public struct LuaError: Error, Sendable, CustomStringConvertible {
     /// The original Lua value, so that rethrowing into Lua raises the same value (identity kept).
     let reference: LuaRef?
 
+    /// True when the error carries a value raised in Lua (as opposed to one made in Swift).
+    public var isLuaValue: Bool { reference != nil }
+
     public init(kind: Kind, message: String, traceback: String? = nil, value: LuaValue? = nil,
                 underlying: (any Error)? = nil, isIncompleteInput: Bool = false) {
         self.init(kind: kind, message: message, traceback: traceback, value: value, underlying: underlying,

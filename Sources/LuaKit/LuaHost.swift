@@ -135,8 +135,9 @@ final class LuaHost: @unchecked Sendable {
             }
             releaseRefs(unrefs)
             for job in jobs {
-                lk_host_clear_interrupt(flags)
                 runJob(job, on: main)
+                // An interrupt meant for this job that came too late to stop it now expires.
+                lk_host_job_finished(flags)
             }
             if stopping && jobs.isEmpty { break }
             if jobs.isEmpty && unrefs.isEmpty { lk_host_sleep(flags) }
@@ -182,6 +183,13 @@ final class LuaHost: @unchecked Sendable {
     func waitUntilFinished() {
         finished.wait()
         finished.signal()  // a latch: let any other waiter through too
+    }
+
+    /// ``waitUntilFinished()`` for at most `seconds`; false when the thread has not finished.
+    func waitUntilFinished(timeout seconds: Double) -> Bool {
+        guard finished.wait(timeout: seconds) else { return false }
+        finished.signal()
+        return true
     }
 
     deinit {
@@ -285,6 +293,11 @@ final class LuaHost: @unchecked Sendable {
             pushError(underlying, on: state)
             return
         }
+        if let e = error as? LuaError, e.kind == .interrupted {
+            // An interrupt taken while blocked in a Swift function travels on as the sentinel.
+            lk_push_interrupt(L)
+            return
+        }
         if let representable = error as? LuaErrorRepresentable {
             let top = lua_gettop(L)
             representable.pushLuaErrorValue(onto: state)
@@ -369,11 +382,11 @@ final class LuaHost: @unchecked Sendable {
         case LUA_TTABLE: value = try? state.value(at: -1, options: LuaConversionOptions(maxDepth: 16))
         default: value = nil
         }
-        // The hook raises the string "interrupted!" (coroutine.wrap may prefix a position).
-        let interrupted = kind == .runtime && underlying == nil && lua_type(L, -1) == LUA_TSTRING
-            && message.hasSuffix("interrupted!")
+        // Only the hook's sentinel is an interrupt: error("interrupted!") in Lua code is not.
+        let interrupted = lk_is_interrupt(L, -1) != 0
         let ref = LuaRef(popping: state)
-        return LuaError(kind: interrupted ? .interrupted : kind, message: message, traceback: traceback, value: value,
+        return LuaError(kind: interrupted ? .interrupted : kind, message: interrupted ? LuaError.interrupted.message : message,
+                        traceback: traceback, value: value,
                         underlying: underlying, isIncompleteInput: kind == .syntax && message.hasSuffix("<eof>"),
                         reference: ref)
     }

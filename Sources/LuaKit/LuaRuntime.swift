@@ -118,9 +118,11 @@ public final class LuaRuntime: Sendable {
         return Result { try body(state) }
     }
 
-    /// Stops running Lua code: at the next hook check the running code raises "interrupted!"
-    /// (kind ``LuaError/Kind/interrupted``); a call blocked on async work is cancelled and
-    /// raises the same. A pending interrupt is cleared when the next job starts.
+    /// Stops running Lua code: at the next hook check the running code raises the interrupt
+    /// (kind ``LuaError/Kind/interrupted``, shown as lua.c's "interrupted!"; Lua code cannot
+    /// raise one of its own); a call blocked on async work is cancelled and raises the same.
+    /// It targets the job running now or, with none running, the next job to start; an
+    /// interrupt whose job ended before it was taken expires (it never stops a later job).
     public func interrupt() { lk_host_interrupt(host.flags) }
 
     /// A handle whose ``LuaInterruptHandle/interrupt()`` is async-signal-safe (for a SIGINT
@@ -136,6 +138,16 @@ public final class LuaRuntime: Sendable {
         precondition(!host.isLuaThread, "LuaRuntime.close() called on the Lua thread")
         host.stop()
         host.waitUntilFinished()
+    }
+
+    /// Like ``close()``, but gives up after `seconds`: returns false when the Lua thread is still
+    /// busy then (a job that never ends; it keeps the state until it does). For callers — tests,
+    /// a shutdown path — that must not hang on a wedged runtime.
+    @discardableResult
+    public func close(timeout seconds: Double) -> Bool {
+        precondition(!host.isLuaThread, "LuaRuntime.close(timeout:) called on the Lua thread")
+        host.stop()
+        return host.waitUntilFinished(timeout: seconds)
     }
 }
 
@@ -165,6 +177,19 @@ final class Semaphore: @unchecked Sendable {
 
     func wait() {
         while sem_wait(&sem) != 0 && errno == EINTR {}
+    }
+
+    /// Waits at most `seconds`; false when the time ran out first.
+    func wait(timeout seconds: Double) -> Bool {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        let nanos = Int(deadline.tv_nsec) + Int((seconds - seconds.rounded(.down)) * 1e9)
+        deadline.tv_sec += Int(seconds.rounded(.down)) + nanos / 1_000_000_000
+        deadline.tv_nsec = nanos % 1_000_000_000
+        while true {
+            if sem_timedwait(&sem, &deadline) == 0 { return true }
+            if errno != EINTR { return false }
+        }
     }
 }
 

@@ -4,7 +4,7 @@ import FlickrSandbox
 import Foundation
 import Testing
 
-@Suite struct CallTests {
+@Suite(.timeLimit(.minutes(5))) struct CallTests {
     @Test func echoSurvivesReservedAndUnicodeCharacters() async throws {
         try await SandboxHarness.with { h in
             let tricky = "a b+c&d=e/f?g%h ~!*'() 日本 😀 \"q\""

@@ -4,7 +4,7 @@ import FlickrSandbox
 import Foundation
 import Testing
 
-@Suite struct OAuthFlowTests {
+@Suite(.timeLimit(.minutes(5))) struct OAuthFlowTests {
     @Test func oobDanceEndToEnd() async throws {
         try await SandboxHarness.with(token: false) { h in
             let request = try await h.client.requestToken(callback: "oob")

@@ -4,7 +4,7 @@ import FlickrSandbox
 import Foundation
 import Testing
 
-@Suite struct ResilienceTests {
+@Suite(.timeLimit(.minutes(5))) struct ResilienceTests {
     static let patient = RetryPolicy(maxAttempts: 10, baseDelay: 0.01, maxDelay: 0.05)
 
     @Test func readsSurviveInjectedFaults() async throws {

@@ -5,7 +5,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@Suite struct UploadTests {
+@Suite(.timeLimit(.minutes(5))) struct UploadTests {
     /// A small valid JPEG (SOI, APP0, EOI) padded with `size` random bytes so each upload differs.
     static func jpeg(size: Int = 4096) -> [UInt8] {
         var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]

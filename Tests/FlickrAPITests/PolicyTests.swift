@@ -3,7 +3,7 @@ import Testing
 import NIOCore
 @testable import FlickrAPI
 
-@Suite struct PolicyTests {
+@Suite(.timeLimit(.minutes(5))) struct PolicyTests {
     @Test func backoffGrowsWithJitterWithinBounds() {
         let p = RetryPolicy(maxAttempts: 5, baseDelay: 0.5, maxDelay: 4)
         for attempt in 1...6 {
@@ -66,7 +66,7 @@ import NIOCore
     }
 }
 
-@Suite struct MultipartTests {
+@Suite(.timeLimit(.minutes(5))) struct MultipartTests {
     @Test func layoutAndProgress() async throws {
         final class Log: @unchecked Sendable { var events: [(Int64, Int64?)] = [] }
         let log = Log()

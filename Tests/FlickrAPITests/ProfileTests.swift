@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import FlickrAPI
 
-@Suite struct ProfileTests {
+@Suite(.timeLimit(.minutes(5))) struct ProfileTests {
     func tempStore() throws -> ProfileStore {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flickr-profiles-\(UUID().uuidString)/flickr")
         return ProfileStore(directory: dir)

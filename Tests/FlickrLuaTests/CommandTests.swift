@@ -4,7 +4,7 @@ import Testing
 
 /// The `flickr` executable itself (built by `swift build --build-tests`): script mode against
 /// `--sandbox`, exit codes, the error report.
-@Suite struct CommandTests {
+@Suite(.timeLimit(.minutes(5))) struct CommandTests {
     static let binary: String? = {
         for configuration in ["debug", "release"] {
             let path = Fixtures.repository.appendingPathComponent(".build/\(configuration)/flickr").path

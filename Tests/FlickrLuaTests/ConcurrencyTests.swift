@@ -3,11 +3,12 @@ import FlickrLua
 import FlickrProtocol
 import FlickrLuaSandbox
 import FlickrSandbox
+import FlickrTestSupport
 import Foundation
 import LuaKit
 import Testing
 
-@Suite(.serialized) struct ConcurrencyTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ConcurrencyTests {
     /// Issue 4's proof: with 100 ms latency, flickr.map over 32 getInfo calls at concurrency 8
     /// takes about 4 × 100 ms (sequential: 3.2 s). The bound asserted is 1.2 s.
     @Test func mapOverlapsCalls() async throws {
@@ -69,19 +70,33 @@ import Testing
     @Test func interruptCancelsACall() async throws {
         let config = try TemporaryDirectory()
         let (server, session) = try await FlickrLuaSandbox.start(options: Session.options(config: config.path))
-        defer { session.close() }
+        defer { #expect(session.runtime.close(timeout: 10), "the Lua thread is wedged") }
         await server.setLatency(milliseconds: 5000)
         let runtime = session.runtime
-        Task.detached {
-            try await Task.sleep(for: .milliseconds(300))
-            runtime.interrupt()
+        // Told, not guessed: a reentrant job runs only while a call blocks the Lua thread, so it
+        // fires once flickr.test.echo is waiting for its answer; then the interrupt goes.
+        let blocked = Signal()
+        try await runtime.perform { L in
+            L.push(function: "calling") { _ in
+                runtime.post(reentrant: true) { _ in blocked.fire() }
+                return .none
+            }
+            L.setGlobal("calling")
         }
         let clock = ContinuousClock()
         let start = clock.now
-        let r = try await session.run("""
-            local ok, e = pcall(flickr.test.echo, {})
-            return ok, e.kind, e.message, tostring(e)
-            """)
+        let call = Task {
+            try await withDeadline(20, "the interrupted call") {
+                try await session.run("""
+                    calling()
+                    local ok, e = pcall(flickr.test.echo, {})
+                    return ok, e.kind, e.message, tostring(e)
+                    """)
+            }
+        }
+        try await blocked.wait(20, "the call to block")
+        runtime.interrupt()
+        let r = try await call.value
         let elapsed = clock.now - start
         try? await server.stop()
         #expect(r == [false, "cancelled", "interrupted!", "flickr.test.echo: interrupted!"])

@@ -4,7 +4,7 @@ import FlickrTestSupport
 @testable import FlickrProtocol
 
 /// Every vector of shared/fixtures/signing_vectors.json.
-@Suite struct SigningVectorTests {
+@Suite(.timeLimit(.minutes(5))) struct SigningVectorTests {
     struct Vector {
         var name: String
         var method: String

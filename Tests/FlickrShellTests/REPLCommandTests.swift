@@ -3,7 +3,7 @@ import Testing
 @testable import FlickrShell
 
 /// `:help`, `:doc`, `:time`, `:quit` parsing and the `:doc` text from the method catalog.
-@Suite("REPL commands")
+@Suite("REPL commands", .timeLimit(.minutes(5)))
 struct REPLCommandTests {
     @Test("parsing: commands, arguments, usage errors, unknown names, and Lua that starts with ::")
     func parse() {

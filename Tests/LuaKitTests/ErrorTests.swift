@@ -1,7 +1,7 @@
 import LuaKit
 import Testing
 
-@Suite(.serialized) struct ErrorTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ErrorTests {
     /// 100,000 errors raised by Swift functions that hold Swift objects: none leaks, none crashes.
     @Test func hundredThousandErrorsReleaseEverything() async throws {
         let live = LiveCount()

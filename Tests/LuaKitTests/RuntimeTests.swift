@@ -2,11 +2,12 @@ import Foundation
 import LuaKit
 import Synchronization
 import Testing
+import FlickrTestSupport
 
-@Suite struct RuntimeTests {
+@Suite(.timeLimit(.minutes(5))) struct RuntimeTests {
     @Test func functionsAreReleasedWhenCollected() async throws {
         let lua = try LuaRuntime()
-        defer { lua.close() }
+        defer { #expect(lua.close(timeout: 10), "the Lua thread is wedged") }
         let live = LiveCount()
         try await lua.perform { L in
             for i in 0..<100 {
@@ -29,7 +30,7 @@ import Testing
 
     @Test func performAndWaitFromAPlainThread() throws {
         let lua = try LuaRuntime()
-        defer { lua.close() }
+        defer { #expect(lua.close(timeout: 10), "the Lua thread is wedged") }
         let result = Mutex<[LuaValue]>([])
         let thread = Thread {
             let r = try? lua.performAndWait { L in try L.run("return _VERSION, 6 * 7") }
@@ -135,34 +136,97 @@ import Testing
         #expect(r == [13, 13])
     }
 
+    /// Registers `started()`, which fires `signal`: Lua code says when it is running.
+    static func installStarted(_ lua: LuaRuntime, _ signal: Signal) async throws {
+        try await lua.perform { L in
+            L.push(function: "started") { _ in
+                signal.fire()
+                return .none
+            }
+            L.setGlobal("started")
+        }
+    }
+
     @Test func interruptStopsRunningCode() async throws {
         let lua = try LuaRuntime()
-        defer { lua.close() }
-        Task.detached {
-            try await Task.sleep(for: .milliseconds(200))
-            lua.interrupt()
+        defer { #expect(lua.close(timeout: 10), "the Lua thread is wedged") }
+        let started = Signal()
+        try await Self.installStarted(lua, started)
+        let running = Task {
+            try await withDeadline(20, "the interrupted loop") {
+                try await lua.perform { L -> LuaError? in
+                    do {
+                        // Also inside a coroutine: the hook is inherited.
+                        try L.run("coroutine.wrap(function() started(); while true do end end)()")
+                        return nil
+                    } catch let e as LuaError { return e }
+                }
+            }
         }
-        let error = try await lua.perform { L -> LuaError? in
-            do {
-                // Also inside a coroutine: the hook is inherited.
-                try L.run("coroutine.wrap(function() while true do end end)()")
-                return nil
-            } catch let e as LuaError { return e }
-        }
+        try await started.wait(20, "the loop to start")
+        lua.interrupt()
+        let error = try await running.value
         #expect(error?.kind == .interrupted)
-        #expect(error?.message.contains("interrupted!") == true)
+        #expect(error?.message == "interrupted!")
         // The runtime stays usable.
         #expect(try await lua.perform { L in try L.run("return 1") } == [1])
     }
 
+    @Test func onlyTheHookRaisesAnInterrupt() async throws {
+        let lua = try LuaRuntime()
+        defer { #expect(lua.close(timeout: 10), "the Lua thread is wedged") }
+        let errors = try await withDeadline(20, "forged interrupts") {
+            try await lua.perform { L -> [LuaError.Kind] in
+                var kinds: [LuaError.Kind] = []
+                for source in ["error('interrupted!')", "error('interrupted!', 0)",
+                               "coroutine.wrap(function() error('interrupted!') end)()",
+                               "error(setmetatable({}, { __tostring = function() return 'interrupted!' end }))"] {
+                    do { try L.run(source) } catch let e as LuaError { kinds.append(e.kind) }
+                }
+                return kinds
+            }
+        }
+        #expect(errors == [.runtime, .runtime, .runtime, .runtime])
+        // The real one cannot be reached for copying: its metatable is locked.
+        let started = Signal()
+        try await Self.installStarted(lua, started)
+        let caught = Task {
+            try await withDeadline(20, "the caught interrupt") {
+                try await lua.perform { L in
+                    try L.run("local ok, e = pcall(function() started(); while true do end end); return ok, tostring(e), type(e), getmetatable(e)")
+                }
+            }
+        }
+        try await started.wait(20, "the loop to start")
+        lua.interrupt()
+        #expect(try await caught.value == [false, "interrupted!", "userdata", false])
+    }
+
+    @Test func anInterruptWhileIdleIsKeptForTheNextJobOnly() async throws {
+        // A fresh runtime has run no job: it is idle, so the interrupt waits for the next one.
+        let lua = try LuaRuntime()
+        defer { #expect(lua.close(timeout: 10), "the Lua thread is wedged") }
+        lua.interrupt()
+        let kind = try await withDeadline(20, "the loop interrupted before it started") {
+            try await lua.perform { L -> LuaError.Kind? in
+                do { try L.run("while true do end"); return nil } catch let e as LuaError { return e.kind }
+            }
+        }
+        #expect(kind == .interrupted)
+        // Taken once: the job after it runs in full.
+        #expect(try await lua.perform { L in try L.run("local n = 0; for i = 1, 1e6 do n = n + 1 end; return n") } == [1_000_000])
+    }
+
     @Test func interruptCancelsAnAwaitedCall() async throws {
         let lua = try LuaRuntime()
-        defer { lua.close() }
+        defer { #expect(lua.close(timeout: 10), "the Lua thread is wedged") }
         let cancelled = Flag()
+        let waiting = Signal()
         try await lua.perform { L in
             L.push(function: "forever") { _ in
                 .await(LuaAsync({ () async throws -> Int64 in
                     do {
+                        waiting.fire()  // the call is now blocked on this work
                         try await Task.sleep(for: .seconds(30))
                     } catch {
                         cancelled.set()
@@ -176,28 +240,32 @@ import Testing
         // Interrupt from a plain thread, as a signal handler would; time it on plain threads too
         // (the Lua thread), so that a busy concurrency pool does not count.
         let sent = Mutex<ContinuousClock.Instant?>(nil)
+        let blocked = Task {
+            try await withDeadline(20, "the interrupted call") {
+                try await lua.perform { L -> (LuaError?, ContinuousClock.Instant) in
+                    do {
+                        try L.run("forever()")
+                        return (nil, .now)
+                    } catch let e as LuaError { return (e, .now) }
+                }
+            }
+        }
+        try await waiting.wait(20, "the call to block")
         Thread {
-            usleep(200_000)
             sent.withLock { $0 = .now }
             lua.interruptHandle.interrupt()
         }.start()
-        let (error, stopped) = try await lua.perform { L -> (LuaError?, ContinuousClock.Instant) in
-            do {
-                try L.run("forever()")
-                return (nil, .now)
-            } catch let e as LuaError { return (e, .now) }
-        }
+        let (error, stopped) = try await blocked.value
         let delay = stopped - (sent.withLock { $0 } ?? stopped)
         #expect(delay < .seconds(1), "the blocked call stopped \(delay) after the interrupt")
         #expect(error?.kind == .interrupted)
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(cancelled.isSet)
+        try await withDeadline(10, "the task's cancellation") { while !cancelled.isSet { try await Task.sleep(for: .milliseconds(5)) } }
     }
 
     /// A reentrant job posted from another thread runs while a call waits (progress callbacks).
     @Test func reentrantJobsRunDuringAWait() async throws {
         let lua = try LuaRuntime()
-        defer { lua.close() }
+        defer { #expect(lua.close(timeout: 10), "the Lua thread is wedged") }
         try await lua.perform { L in
             L.push(function: "wait") { _ in
                 .await(LuaAsync({ () async throws -> Int64 in

@@ -93,8 +93,9 @@ int lk_closethread(lua_State *co, lua_State *from);
 typedef struct lk_host lk_host;
 
 /* Creates the flags for a fresh state, stores them (and `owner`, an opaque pointer for the
- * Swift side) in the extra space and installs the count hook (every `count` instructions) that
- * raises "interrupted!" when an interrupt is pending. */
+ * Swift side) in the extra space, creates the interrupt sentinel and installs the count hook
+ * (every `count` instructions) that raises the sentinel when an interrupt is pending. NULL when
+ * memory runs out. */
 lk_host *lk_host_attach(lua_State *L, void *owner, int count);
 /* Sets the owner pointer (see lk_host_attach). */
 void lk_host_set_owner(lk_host *h, void *owner);
@@ -103,12 +104,19 @@ void lk_host_free(lk_host *h);
 /* The owner pointer stored for L's state (any thread of it), or NULL. */
 void *lk_host_owner(lua_State *L);
 
-/* Async-signal-safe: marks an interrupt pending and wakes the Lua thread. */
+/* Async-signal-safe: interrupts the job running now or, with none running, the next job to
+ * start; wakes the Lua thread. */
 void lk_host_interrupt(lk_host *h);
-/* Atomically reads and clears the pending interrupt (1 if there was one). */
+/* Takes the pending interrupt if it targets the job running now (1), else 0. An interrupt whose
+ * job already ended is stale and never taken. */
 int lk_host_take_interrupt(lk_host *h);
-/* Clears a pending interrupt. */
-void lk_host_clear_interrupt(lk_host *h);
+/* Called by the Lua thread when a top-level job ends (makes that job's interrupt stale). */
+void lk_host_job_finished(lk_host *h);
+/* [-0, +1] Pushes the interrupt sentinel: the value the hook raises, a userdata that Lua code
+ * cannot create (tostring gives lua.c's "interrupted!"). */
+void lk_push_interrupt(lua_State *L);
+/* 1 when the value at idx is the interrupt sentinel (raw comparison; never raises). */
+int lk_is_interrupt(lua_State *L, int idx);
 
 /* Async-signal-safe: wakes the Lua thread (sem_post). */
 void lk_host_wake(lk_host *h);

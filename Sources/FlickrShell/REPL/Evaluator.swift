@@ -1,3 +1,4 @@
+import FlickrAPI
 import Foundation
 import LuaKit
 
@@ -20,7 +21,8 @@ struct REPLError: Sendable, Equatable {
     init(_ error: LuaError) {
         message = error.message
         traceback = REPLError.trim(error.traceback)
-        interrupted = error.kind == .interrupted || error.message.hasSuffix("interrupted!")
+        // The hook's interrupt, or a Flickr call it cancelled (never a message that merely says so).
+        interrupted = error.kind == .interrupted || (error.underlying as? FlickrError)?.kind == .cancelled
     }
 
     init(message: String) {
