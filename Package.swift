@@ -1,7 +1,9 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Layers (see ARCHITECTURE.md): CLibXML2 → FlickrProtocol → FlickrAPI / FlickrSandbox → executables.
+// Layers (see ARCHITECTURE.md): C faces (libxml2, the compiled-in catalog and Lua, Lua, readline)
+// → FlickrProtocol → FlickrAPI / FlickrSandbox → LuaKit + FlickrLua → FlickrShell → executables.
+// Each target lists exactly the modules its sources import.
 let package = Package(
     name: "SwiftFlickr",
     platforms: [.macOS(.v15)],
@@ -23,6 +25,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        // Imported by FlickrSandbox beside Hummingbird (the versions Hummingbird 2.28.1 resolves).
+        .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
     ],
     targets: [
         // libxml2's SAX2 parser, via pkg-config (Debian: libxml2-dev).
@@ -68,9 +73,10 @@ let package = Package(
             dependencies: [
                 "FlickrProtocol",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -113,8 +119,6 @@ let package = Package(
                 "LuaKit", "FlickrAPI", "FlickrProtocol",
                 // The parser's C face, to build tables straight from its callbacks (XMLToLua).
                 "CFlickrXML", "CFlickrLuaSources",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -134,7 +138,7 @@ let package = Package(
         .target(
             name: "FlickrShell",
             dependencies: [
-                "FlickrLua", "FlickrLuaSandbox", "LuaKit", "FlickrAPI", "FlickrProtocol", "CReadline", "CReadlineShim",
+                "FlickrLua", "FlickrLuaSandbox", "FlickrSandbox", "LuaKit", "FlickrAPI", "FlickrProtocol", "CReadlineShim",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -148,14 +152,14 @@ let package = Package(
         // The README's main job: the FlickrAPI tour against the in-process sandbox.
         .executableTarget(
             name: "flickr-demo",
-            dependencies: ["FlickrAPI", "FlickrSandbox"]
+            dependencies: ["FlickrAPI", "FlickrProtocol", "FlickrSandbox"]
         ),
         // scripts/bench: measurements side by side with Python (run in release mode).
         .executableTarget(
             name: "flickr-bench",
-            dependencies: ["FlickrAPI", "FlickrSandbox", "FlickrLua", "LuaKit"]
+            dependencies: ["FlickrAPI", "FlickrProtocol", "FlickrLua", "LuaKit"]
         ),
-        // Test helpers shared by the suites (fixture lookup).
+        // Test helpers shared by the suites: fixtures, running the products, deadlines and signals.
         .target(
             name: "FlickrTestSupport",
             path: "Tests/FlickrTestSupport"
@@ -167,7 +171,7 @@ let package = Package(
         .testTarget(
             name: "FlickrSandboxTests",
             dependencies: [
-                "FlickrSandbox", "FlickrTestSupport",
+                "FlickrSandbox", "FlickrProtocol", "FlickrTestSupport",
                 // A plain HTTP client for talking to the sandbox over loopback (not the FlickrAPI client).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -176,13 +180,13 @@ let package = Package(
         ),
         .testTarget(
             name: "FlickrAPITests",
-            dependencies: ["FlickrAPI", "FlickrTestSupport"]
+            dependencies: ["FlickrAPI", "FlickrProtocol", "FlickrTestSupport", .product(name: "NIOCore", package: "swift-nio")]
         ),
         // FlickrAPI against the real emulator over loopback.
         .testTarget(
             name: "FlickrAPIIntegrationTests",
             dependencies: [
-                "FlickrAPI", "FlickrSandbox", "FlickrTestSupport",
+                "FlickrAPI", "FlickrProtocol", "FlickrSandbox",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]
