@@ -28,7 +28,7 @@ struct InstallTests {
     func writeWrappers(namespaces: Bool, installed: URL) throws -> (hidden: URL, flickr: URL) {
         let hidden = root.appendingPathComponent("hidden")
         let body = namespaces
-            ? "exec unshare -m --propagation private sh -c 'mount -t tmpfs none \"$0\" && cd \"$1\" && shift 2 && exec \"$@\"' "
+            ? "exec unshare -m --propagation private sh -c 'mount -t tmpfs none \"$0\" && cd \"$1\" && shift && exec \"$@\"' "
                 + "'\(checkout)' '\(work.path)' \"$@\"\n"
             : "cd '\(work.path)' && exec \"$@\"\n"
         try Data(("#!/bin/sh\n" + body).utf8).write(to: hidden)
@@ -172,7 +172,7 @@ struct InstallTests {
         try FileManager.default.createDirectory(at: pictures.appendingPathComponent("more"), withIntermediateDirectories: true)
         var originals: [String: Data] = [:]
         var generator = SystemRandomNumberGenerator()
-        for (name, magic) in [("one.jpg", [0xFF, 0xD8, 0xFF, 0xE0] as [UInt8]), ("more/two.png", [0x89, 0x50, 0x4E, 0x47])] {
+        for (name, magic) in [("one.jpg", [0xFF, 0xD8, 0xFF, 0xE0] as [UInt8]), ("more/two.png", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])] {
             let bytes = Data(magic + (0..<150_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
             try bytes.write(to: pictures.appendingPathComponent(name))
             originals[(name as NSString).lastPathComponent] = bytes
