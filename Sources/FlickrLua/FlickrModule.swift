@@ -31,15 +31,17 @@ final class FlickrModule {
         effective = explicit
     }
 
-    /// Explicit over environment over the selected profile.
+    /// Explicit over environment over the selected profile, by FlickrAPI's ``CredentialResolver``;
+    /// the settings that are not credentials (timeouts, rate, format) come from `explicit` only.
     static func resolve(explicit: FlickrSettings, environment: [String: String],
                         profiles: ProfileStore) throws -> FlickrSettings {
-        let env = FlickrSettings.environment(environment)
-        let name = explicit.profile ?? env.profile ?? "default"
-        let stored = try profiles.load(name)
-        let profile = FlickrSettings(apiKey: stored?.apiKey, secret: stored?.apiSecret, token: stored?.oauthToken,
-                                     tokenSecret: stored?.oauthTokenSecret, endpoint: stored?.endpoint, profile: name)
-        return explicit.over(env).over(profile)
+        let asked = FlickrProfile(apiKey: explicit.apiKey, apiSecret: explicit.secret, oauthToken: explicit.token,
+                                  oauthTokenSecret: explicit.tokenSecret, endpoint: explicit.endpoint)
+        let resolved = try CredentialResolver(environment: environment, store: profiles).resolve(explicit: asked, profile: explicit.profile)
+        let c = resolved.credentials
+        return explicit.over(FlickrSettings(apiKey: c.apiKey, secret: c.apiSecret, token: c.oauthToken,
+                                            tokenSecret: c.oauthTokenSecret, endpoint: c.endpoint,
+                                            profile: resolved.profileName))
     }
 
     /// Recomputes the settings in force and puts them into the client.

@@ -1,9 +1,9 @@
 import FlickrAPI
 import Foundation
 
-/// The settings `flickr.configure{}` takes, each optional so that layers can be merged:
-/// explicit configuration, then the environment, then the profile file (FlickrAPI's
-/// ``ProfileStore``; ARCHITECTURE.md, "Credentials").
+/// The settings `flickr.configure{}` takes, each optional so that layers can be merged. The
+/// credentials among them are resolved by FlickrAPI's ``CredentialResolver`` (explicit, then the
+/// environment, then the profile file; ARCHITECTURE.md, "Credentials").
 public struct FlickrSettings: Sendable, Hashable {
     public var apiKey: String?
     public var secret: String?
@@ -53,15 +53,6 @@ public struct FlickrSettings: Sendable, Hashable {
                        profile: profile ?? lower.profile, format: format ?? lower.format,
                        timeout: timeout ?? lower.timeout, uploadTimeout: uploadTimeout ?? lower.uploadTimeout,
                        retries: retries ?? lower.retries, rate: rate ?? lower.rate, burst: burst ?? lower.burst)
-    }
-
-    /// The settings the environment gives (`FLICKR_API_KEY`, `FLICKR_API_SECRET`,
-    /// `FLICKR_OAUTH_TOKEN`, `FLICKR_OAUTH_TOKEN_SECRET`, `FLICKR_ENDPOINT`, `FLICKR_PROFILE`).
-    public static func environment(_ env: [String: String]) -> FlickrSettings {
-        func v(_ k: String) -> String? { env[k].flatMap { $0.isEmpty ? nil : $0 } }
-        return FlickrSettings(apiKey: v("FLICKR_API_KEY"), secret: v("FLICKR_API_SECRET"), token: v("FLICKR_OAUTH_TOKEN"),
-                              tokenSecret: v("FLICKR_OAUTH_TOKEN_SECRET"), endpoint: v("FLICKR_ENDPOINT"),
-                              profile: v("FLICKR_PROFILE"))
     }
 
     /// The client context these settings describe.

@@ -27,10 +27,11 @@ struct Demo {
         var sandbox: FlickrSandboxServer?
         let context: FlickrContext
         if let i = arguments.firstIndex(of: "--endpoint"), i + 1 < arguments.count {
-            let env = ProcessInfo.processInfo.environment
-            context = FlickrContext(apiKey: env["FLICKR_API_KEY"] ?? "", sharedSecret: env["FLICKR_API_SECRET"] ?? "",
-                                    oauthToken: env["FLICKR_OAUTH_TOKEN"], oauthTokenSecret: env["FLICKR_OAUTH_TOKEN_SECRET"],
-                                    endpoints: Endpoints(baseURL: arguments[i + 1]))
+            // Credentials as every SwiftFlickr program finds them: FLICKR_* variables, then the profile.
+            guard let resolved = try FlickrContext.resolve(explicit: FlickrProfile(endpoint: arguments[i + 1])) else {
+                throw FlickrError.missingCredentials("API key", method: "flickr-demo")
+            }
+            context = resolved
         } else {
             let server = try await FlickrSandboxServer.start(SandboxConfiguration())
             sandbox = server

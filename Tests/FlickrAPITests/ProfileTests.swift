@@ -48,4 +48,19 @@ import Testing
         #expect(try FlickrContext.resolve(environment: [:], store: store) == nil)  // "default" does not exist
         #expect(!FlickrProfile(apiSecret: "secret-value-123").description.contains("secret-value-123"))
     }
+
+    @Test func oneResolverNamesTheProfileItRead() throws {
+        let store = try tempStore()
+        try store.save(FlickrProfile(apiKey: "pk", oauthToken: "pt"), as: "work")
+        try store.save(FlickrProfile(apiKey: "dk"), as: "default")
+        let resolver = CredentialResolver(environment: ["FLICKR_PROFILE": "work", "FLICKR_OAUTH_TOKEN": "et"], store: store)
+        let fromEnv = try resolver.resolve()
+        #expect(fromEnv.profileName == "work" && fromEnv.profileExists)
+        #expect(fromEnv.credentials.apiKey == "pk" && fromEnv.credentials.oauthToken == "et")
+        let explicit = try resolver.resolve(explicit: FlickrProfile(apiKey: "xk"), profile: "default")
+        #expect(explicit.profileName == "default" && explicit.credentials.apiKey == "xk" && explicit.credentials.oauthToken == "et")
+        let missing = try resolver.resolve(profile: "nope")
+        #expect(missing.profileName == "nope" && !missing.profileExists && missing.credentials.apiKey == nil)
+        #expect(store.names() == ["default", "work"])
+    }
 }

@@ -147,19 +147,3 @@ public struct ProfileStore: Sendable {
         var description: String { "\(call): \(String(cString: strerror(errno)))" }
     }
 }
-
-extension FlickrContext {
-    /// Credentials resolved as ARCHITECTURE.md says: explicit values first, then the
-    /// `FLICKR_*` environment, then the stored profile. Nil when no API key is found anywhere.
-    public static func resolve(explicit: FlickrProfile = FlickrProfile(), profile: String? = nil,
-                               environment env: [String: String] = ProcessInfo.processInfo.environment,
-                               store: ProfileStore? = nil) throws(FlickrError) -> FlickrContext? {
-        let store = store ?? ProfileStore(environment: env)
-        let stored = try store.load(ProfileStore.profileName(explicit: profile, environment: env)) ?? FlickrProfile()
-        let merged = explicit.filled(from: FlickrProfile.fromEnvironment(env)).filled(from: stored)
-        guard let key = merged.apiKey else { return nil }
-        let endpoints = merged.endpoint.map { Endpoints(baseURL: $0) } ?? .flickr
-        return FlickrContext(apiKey: key, sharedSecret: merged.apiSecret ?? "", oauthToken: merged.oauthToken,
-                             oauthTokenSecret: merged.oauthTokenSecret, endpoints: endpoints)
-    }
-}

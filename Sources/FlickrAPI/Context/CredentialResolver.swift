@@ -1,0 +1,49 @@
+import Foundation
+
+/// The one place credentials are resolved (ARCHITECTURE.md, "Credentials"): explicit values
+/// (a context, `flickr.configure{}`, command-line options) over the `FLICKR_*` environment over
+/// the stored profile. The Lua module, the `flickr` command and ``FlickrContext/resolve(explicit:profile:environment:store:)``
+/// all go through it.
+public struct CredentialResolver: Sendable {
+    /// What resolution found, layer by layer merged.
+    public struct Resolved: Sendable, Hashable {
+        /// Each field from the highest layer that has it.
+        public var credentials: FlickrProfile
+        /// The profile that was read: the explicit name, else `FLICKR_PROFILE`, else "default".
+        public var profileName: String
+        /// Whether a profile file of that name exists.
+        public var profileExists: Bool
+    }
+
+    public var environment: [String: String]
+    public var store: ProfileStore
+
+    /// `store` defaults to the one the environment points at (`XDG_CONFIG_HOME`, `HOME`).
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment, store: ProfileStore? = nil) {
+        self.environment = environment
+        self.store = store ?? ProfileStore(environment: environment)
+    }
+
+    /// Merges `explicit` over the environment over the profile `profile` (or the one the
+    /// environment names). Throws when the profile name is malformed or its file unreadable.
+    public func resolve(explicit: FlickrProfile = FlickrProfile(), profile: String? = nil) throws(FlickrError) -> Resolved {
+        let name = ProfileStore.profileName(explicit: profile, environment: environment)
+        let stored = try store.load(name)
+        let merged = explicit.filled(from: FlickrProfile.fromEnvironment(environment)).filled(from: stored ?? FlickrProfile())
+        return Resolved(credentials: merged, profileName: name, profileExists: stored != nil)
+    }
+}
+
+extension FlickrContext {
+    /// A context from credentials resolved by ``CredentialResolver`` (explicit values first,
+    /// then the `FLICKR_*` environment, then the stored profile). Nil when no API key is found.
+    public static func resolve(explicit: FlickrProfile = FlickrProfile(), profile: String? = nil,
+                               environment env: [String: String] = ProcessInfo.processInfo.environment,
+                               store: ProfileStore? = nil) throws(FlickrError) -> FlickrContext? {
+        let merged = try CredentialResolver(environment: env, store: store).resolve(explicit: explicit, profile: profile).credentials
+        guard let key = merged.apiKey else { return nil }
+        let endpoints = merged.endpoint.map { Endpoints(baseURL: $0) } ?? .flickr
+        return FlickrContext(apiKey: key, sharedSecret: merged.apiSecret ?? "", oauthToken: merged.oauthToken,
+                             oauthTokenSecret: merged.oauthTokenSecret, endpoints: endpoints)
+    }
+}
