@@ -23,27 +23,20 @@ enum ArgumentConversion {
             throw FlickrError.usage("bad argument #1 (table of arguments expected, got \(state.typeName(at: index)))",
                                     method: method)
         }
-        let t = state.absoluteIndex(index)
-        guard state.ensureStack(4) else { throw FlickrError.usage("stack overflow", method: method) }
-        let base = state.top
         var out: [(String, String)] = []
-        state.pushNil()
-        do throws(FlickrError) {
-            while state.next(tableAt: t) {
-                guard state.type(at: -2) == .string, let keyBytes = state.bytes(at: -2) else {
-                    let shown = state.type(at: -2) == .number ? "[\(state.string(at: -2) ?? "?")]" : "of type \(state.typeName(at: -2))"
-                    throw FlickrError.usage("bad argument \(shown): argument names must be strings (use name = value)",
-                                            method: method)
-                }
-                let key = String(decoding: keyBytes, as: UTF8.self)
-                if !skip.contains(key) {
-                    out.append((key, try string(at: -1, in: state, name: key, method: method)))
-                }
-                state.pop()
+        try state.forEachRawEntry(inTableAt: index) { (e) throws(FlickrError) -> Bool in
+            guard state.type(at: e.keyIndex) == .string, let keyBytes = state.bytes(at: e.keyIndex) else {
+                // The key is a copy: showing a number key as text cannot disturb the traversal.
+                let shown = state.type(at: e.keyIndex) == .number ? "[\(state.string(at: e.keyIndex) ?? "?")]"
+                                                                  : "of type \(state.typeName(at: e.keyIndex))"
+                throw FlickrError.usage("bad argument \(shown): argument names must be strings (use name = value)",
+                                        method: method)
             }
-        } catch {
-            state.setTop(base)
-            throw error
+            let key = String(decoding: keyBytes, as: UTF8.self)
+            if !skip.contains(key) {
+                out.append((key, try string(at: e.valueIndex, in: state, name: key, method: method)))
+            }
+            return true
         }
         return out.sorted { $0.0 < $1.0 }
     }
@@ -59,10 +52,9 @@ enum ArgumentConversion {
         let n = state.rawLength(at: t)
         var elements: [String] = []
         var count: Int64 = 0
-        state.pushNil()
-        while state.next(tableAt: t) {
+        state.forEachRawEntry(inTableAt: t) { _ in
             count += 1
-            state.pop()
+            return true
         }
         guard count == n else {
             throw FlickrError.usage("bad argument '\(name)': only arrays (keys 1…n) can be sent, not a table with other keys",

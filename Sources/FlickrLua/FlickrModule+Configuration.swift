@@ -32,11 +32,12 @@ extension FlickrModule {
 
     private static func read(_ call: LuaCall, into settings: inout FlickrSettings) throws {
         let s = call.state
-        s.pushNil()
-        while s.next(tableAt: 1) {
-            guard s.type(at: -2) == .string, let key = s.bytes(at: -2).map({ String(decoding: $0, as: UTF8.self) }),
+        try s.forEachRawEntry(inTableAt: 1) { e in
+            let k = e.keyIndex
+            s.pushCopy(of: e.valueIndex)  // the value on top, where the readers below look
+            guard s.type(at: k) == .string, let key = s.bytes(at: k).map({ String(decoding: $0, as: UTF8.self) }),
                   configurationKeys.contains(key) else {
-                let shown = s.type(at: -2) == .string ? s.bytes(at: -2).map { String(decoding: $0, as: UTF8.self) } ?? "?" : s.typeName(at: -2)
+                let shown = s.type(at: k) == .string ? s.bytes(at: k).map { String(decoding: $0, as: UTF8.self) } ?? "?" : s.typeName(at: k)
                 throw FlickrError.usage("unknown setting '\(shown)' (known: \(configurationKeys.sorted().joined(separator: ", ")))",
                                         method: "flickr.configure")
             }
@@ -82,7 +83,7 @@ extension FlickrModule {
                 }
             default: break
             }
-            s.pop()
+            return true
         }
     }
 

@@ -62,7 +62,7 @@ enum ResponseMapping {
                         } else {
                             try push(values[i], onto: state, depth: depth + 1)
                         }
-                        state.rawSet(in: -3)
+                        try state.rawSet(in: -3)
                     }
                 }
             }

@@ -105,9 +105,8 @@ final class XMLToLua {
         state.remove(at: builder.namesTable)
         if builder.rootName != "rsp" {
             state.newTable(record: 1)
-            state.push(builder.rootName ?? "root")
-            state.pushCopy(of: -3)
-            state.rawSet(in: -3)
+            state.pushCopy(of: -2)
+            state.rawSet(field: builder.rootName ?? "root", in: -2)
             state.remove(at: -2)
         }
     }
@@ -125,10 +124,16 @@ final class XMLToLua {
                 guard let key = entry[0], let value = entry[1], let end = entry[2] else { continue }
                 pushName(key)
                 Self.pushAttribute(UnsafeRawBufferPointer(start: value, count: end - value), onto: state)
-                state.rawSet(in: -3)
+                set()
             }
         }
         frames.append(Frame(name: self.name(name)))
+    }
+
+    /// [-2, +0] `t[key] = value` for the table below them; the keys here are always strings, so
+    /// the only failure rawSet guards against cannot happen — recorded like any other if it did.
+    private func set() {
+        do { try state.rawSet(in: -3) } catch { failure = error }
     }
 
     fileprivate func characters(_ text: UnsafePointer<CChar>, _ count: Int) {
@@ -141,14 +146,14 @@ final class XMLToLua {
         if !frame.text.isEmpty, !frame.text.allSatisfy(Self.isSpace) {
             state.push(FlickrNode.textKey)
             state.push(bytes: frame.text)
-            state.rawSet(in: -3)
+            set()
         }
         if let child = rule.emptyListChild(of: frame.name) {
             if state.rawGet(field: child, in: -1) == .nil {
                 state.pop()
                 state.push(child)
                 state.newTable()
-                state.rawSet(in: -3)
+                set()
             } else {
                 state.pop()
             }

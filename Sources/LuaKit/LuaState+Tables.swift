@@ -37,35 +37,73 @@ extension LuaState {
     @discardableResult
     public func rawGet(in table: Int32) -> LuaType { LuaType(rawValue: lua_rawget(pointer, table)) ?? .nil }
 
-    /// [-2, +0] `t[key] = value` (key and value on top) without metamethods.
+    /// [-2, +0] `t[key] = value` (key and value on top) without metamethods. A nil or NaN key,
+    /// on which Lua would raise (a longjmp through Swift), is refused instead: key and value are
+    /// popped and a `conversion` error is thrown.
     @inlinable
-    public func rawSet(in table: Int32) { lua_rawset(pointer, table) }
+    public func rawSet(in table: Int32) throws(LuaError) {
+        let keyType = lua_type(pointer, -2)
+        if keyType == LUA_TNIL || (keyType == LUA_TNUMBER && lua_isinteger(pointer, -2) == 0 && lua_tonumberx(pointer, -2, nil).isNaN) {
+            throw refuseKey(keyType == LUA_TNIL ? "nil" : "NaN")
+        }
+        lua_rawset(pointer, table)
+    }
+
+    @usableFromInline
+    func refuseKey(_ what: String) -> LuaError {
+        pop(2)
+        return LuaError.conversion("a table key cannot be \(what)")
+    }
 
     /// The raw length (`#` without `__len`) of a table or string.
     public func rawLength(at index: Int32) -> Int64 { Int64(lua_rawlen(pointer, index)) }
 
-    /// [-1, +(2|0)] Table traversal: pops a key, pushes the next key and value and returns true,
-    /// or pushes nothing and returns false at the end. Start with nil; pass back only keys this
-    /// function produced, unchanged (read string keys with ``bytes(at:)``, not ``string(at:)``).
-    public func next(tableAt table: Int32) -> Bool { lua_next(pointer, table) != 0 }
+    /// [-1, +(2|0)] `lua_next`: pops a key, pushes the next key and value and returns true, or
+    /// pushes nothing and returns false at the end. It raises (a longjmp) when given a key it
+    /// did not produce — which is why only ``forEachRawEntry(inTableAt:_:)`` calls it, with
+    /// the key it was handed and nothing else.
+    func next(tableAt table: Int32) -> Bool { lua_next(pointer, table) != 0 }
+
+    /// One entry of a raw traversal: stack indices of a *copy* of the key and of the value.
+    public struct RawEntry {
+        public let keyIndex: Int32
+        public let valueIndex: Int32
+    }
+
+    /// Visits every entry of the table at `index` without metamethods, until `body` returns
+    /// false. `body` sees a copy of each key (so reading it any way — `string(at:)` on a number
+    /// key included — cannot disturb the traversal) and the value; whatever it leaves on the
+    /// stack is popped after it. It must not add keys to the table (assigning to existing ones,
+    /// or clearing them, is fine, as in `next`). The stack is as it was when this returns, also
+    /// when `body` throws. Does nothing when `index` is not a table.
+    public func forEachRawEntry<E: Error>(inTableAt index: Int32, _ body: (RawEntry) throws(E) -> Bool) throws(E) {
+        let t = absoluteIndex(index)
+        guard type(at: t) == .table, ensureStack(4) else { return }
+        let base = top
+        defer { setTop(base) }
+        pushNil()
+        while next(tableAt: t) {        // base+1: the key next() gave, base+2: the value
+            pushCopy(of: base + 1)      // base+3: the copy body may read as it likes
+            guard try body(RawEntry(keyIndex: base + 3, valueIndex: base + 2)) else { return }
+            setTop(base + 1)            // the untouched key goes back to next()
+        }
+    }
 
     /// The keys of a table and the types of their values, read raw (for completion and
     /// inspection: no metamethod runs). Keys other than strings, numbers and booleans are skipped.
     public func rawEntries(ofTableAt index: Int32) -> [(key: LuaValue, type: LuaType)] {
-        let t = absoluteIndex(index)
-        guard type(at: t) == .table, ensureStack(3) else { return [] }
         var out: [(LuaValue, LuaType)] = []
-        pushNil()
-        while next(tableAt: t) {
-            let valueType = type(at: -1)
-            switch type(at: -2) {
-            case .string: out.append((.string(LuaString(bytes: bytes(at: -2) ?? [])), valueType))
+        forEachRawEntry(inTableAt: index) { e in
+            let valueType = type(at: e.valueIndex)
+            switch type(at: e.keyIndex) {
+            case .string: out.append((.string(LuaString(bytes: bytes(at: e.keyIndex) ?? [])), valueType))
             case .number:
-                out.append((isInteger(at: -2) ? .integer(integer(at: -2) ?? 0) : .number(lua_tonumberx(pointer, -2, nil)), valueType))
-            case .boolean: out.append((.boolean(boolean(at: -2)), valueType))
+                out.append((isInteger(at: e.keyIndex) ? .integer(integer(at: e.keyIndex) ?? 0)
+                                                      : .number(lua_tonumberx(pointer, e.keyIndex, nil)), valueType))
+            case .boolean: out.append((.boolean(boolean(at: e.keyIndex)), valueType))
             default: break
             }
-            pop()
+            return true
         }
         return out
     }

@@ -49,7 +49,7 @@ extension LuaState {
                 if case .nil = v { continue }
                 try push(k, depth: depth + 1, options: options)
                 try push(v, depth: depth + 1, options: options)
-                rawSet(in: -3)
+                try rawSet(in: -3)
             }
         }
     }
@@ -128,31 +128,30 @@ extension LuaState {
         var values: [LuaValue] = []
         var sequence = true  // every key an integer so far
         var maxKey: Int64 = 0
-        pushNil()
-        while next(tableAt: index) {
+        try forEachRawEntry(inTableAt: index) { (e) throws(LuaError) -> Bool in
             let key: LuaValue
-            switch lua_type(pointer, -2) {
+            switch lua_type(pointer, e.keyIndex) {
             case LUA_TNUMBER:
-                if isInteger(at: -2) {
-                    let k = lua_tointegerx(pointer, -2, nil)
+                if isInteger(at: e.keyIndex) {
+                    let k = lua_tointegerx(pointer, e.keyIndex, nil)
                     if k >= 1 { maxKey = max(maxKey, k) } else { sequence = false }
                     key = .integer(k)
                 } else {
                     sequence = false
-                    key = .number(lua_tonumberx(pointer, -2, nil))
+                    key = .number(lua_tonumberx(pointer, e.keyIndex, nil))
                 }
             case LUA_TSTRING:
                 sequence = false
-                key = .string(LuaString(bytes: bytes(at: -2) ?? []))
+                key = .string(LuaString(bytes: bytes(at: e.keyIndex) ?? []))
             case LUA_TBOOLEAN:
                 sequence = false
-                key = .boolean(lua_toboolean(pointer, -2) != 0)
+                key = .boolean(lua_toboolean(pointer, e.keyIndex) != 0)
             default:
-                throw LuaError.conversion("cannot convert a table with a \(typeName(at: -2)) key to Swift")
+                throw LuaError.conversion("cannot convert a table with a \(typeName(at: e.keyIndex)) key to Swift")
             }
             keys.append(key)
-            values.append(try read(absoluteIndex(-1), depth: depth + 1, path: &path, options: options))
-            pop()
+            values.append(try read(e.valueIndex, depth: depth + 1, path: &path, options: options))
+            return true
         }
         if sequence, !keys.isEmpty, maxKey == Int64(keys.count) {
             var array = [LuaValue](repeating: .nil, count: keys.count)

@@ -129,4 +129,48 @@ import Testing
         #expect(e?.kind == .conversion)
         #expect(e?.message.contains("function") == true)
     }
+
+    @Test func rawTraversalCannotBeDisturbedByReadingKeys() async throws {
+        let seen = try await withLua { L -> [String] in
+            _ = try L.run("t = { 10, 20, 30, [2.5] = 'x', name = 'n', [true] = 'b' }")
+            L.pushGlobals()
+            _ = L.rawGet(field: "t", in: -1)
+            var keys: [String] = []
+            let before = L.top
+            // Reading a number key as a string converts it in place; on a copy that is harmless.
+            L.forEachRawEntry(inTableAt: -1) { e in
+                keys.append((L.string(at: e.keyIndex) ?? L.typeName(at: e.keyIndex)) + "=" + (L.string(at: e.valueIndex) ?? "?"))
+                L.push("left on the stack")
+                return true
+            }
+            #expect(L.top == before)
+            var count = 0
+            L.forEachRawEntry(inTableAt: -1) { _ in
+                count += 1
+                return count < 2  // stopping early
+            }
+            #expect(count == 2 && L.top == before)
+            return keys.sorted()
+        }
+        #expect(seen == ["1=10", "2.5=x", "2=20", "3=30", "boolean=b", "name=n"])
+    }
+
+    @Test func rawSetRefusesNilAndNaNKeys() async throws {
+        let messages = try await withLua { L -> [String] in
+            var out: [String] = []
+            L.newTable()
+            let top = L.top
+            for pushKey in [{ L.pushNil() }, { L.push(Double.nan) }] {
+                pushKey()
+                L.push("value")
+                do throws(LuaError) { try L.rawSet(in: -3) } catch { out.append(error.message) }
+                #expect(L.top == top)
+            }
+            L.push(Double.infinity)
+            L.push("fine")
+            try L.rawSet(in: -3)
+            return out
+        }
+        #expect(messages == ["a table key cannot be nil", "a table key cannot be NaN"])
+    }
 }

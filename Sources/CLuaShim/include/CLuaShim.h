@@ -17,6 +17,17 @@
  * Memory errors (`m`) are accepted with the default allocator (they cannot practically happen on
  * Linux with overcommit).
  *
+ * The exceptions — functions of class `e` that Swift calls directly — are exactly these, each
+ * safe for the reason given:
+ *  - lua_settop / lua_pop (lk_pop): they raise only when they close a to-be-closed slot, and
+ *    LuaKit never marks a slot to-be-closed (lua_toclose is not called from Swift, and Lua code
+ *    cannot mark a slot of a C function's frame).
+ *  - lua_rawset / lua_rawseti with a key Swift pushed: lua_rawset raises only for a nil or NaN
+ *    key, which LuaState.rawSet(in:) refuses before calling it; lua_rawseti's key is an integer.
+ *  - lua_next: it raises only for a key it did not produce. It is called in one place,
+ *    LuaState.forEachRawEntry(inTableAt:_:), which hands it back the untouched key it gave and
+ *    lets the caller read only a copy of that key.
+ *
  * Stack effects are written as in the Lua manual: [-pop, +push].
  */
 #ifndef CLUASHIM_H
