@@ -21,7 +21,12 @@ struct LuaJob: Sendable {
 /// bookkeeping of async calls and raised Swift errors.
 ///
 /// Threading: `inbox` is shared (under its mutex). Every other stored property marked
-/// `nonisolated(unsafe)` is touched only on the Lua thread.
+/// `nonisolated(unsafe)` is touched only on the Lua thread; the functions that touch them check
+/// that in debug builds (``assertLuaThread()``).
+///
+/// The jobs are split by file: this one the thread and its inbox; `+AsyncCalls` async work
+/// and the blocking wait; `+RaisedErrors` Swift errors raised into Lua; `+MakeError` Lua error
+/// values turned into ``LuaError``.
 final class LuaHost: @unchecked Sendable {
     /// What other threads hand to the Lua thread.
     struct Inbox {
@@ -41,6 +46,8 @@ final class LuaHost: @unchecked Sendable {
     private nonisolated(unsafe) var thread = pthread_t()
     private let threadReady = Mutex<pthread_t?>(nil)
     private let finished = Semaphore()
+    /// Signalled once by the Lua thread when it has recorded itself in `threadReady`.
+    private let running = Semaphore()
 
     // Lua-thread-only state.
     nonisolated(unsafe) var hostCoroutines: Set<OpaquePointer> = []
@@ -108,12 +115,18 @@ final class LuaHost: @unchecked Sendable {
             throw LuaError(kind: .memory, message: "cannot start the Lua thread (error \(rc))")
         }
         pthread_detach(thread)
-        while threadReady.withLock({ $0 }) == nil { sched_yield() }
+        running.wait()  // the thread has recorded itself (isLuaThread answers from now on)
     }
 
     /// The host of a state's thread (any coroutine of it).
     static func of(_ L: OpaquePointer) -> LuaHost {
         Unmanaged<LuaHost>.fromOpaque(lk_host_owner(L)!).takeUnretainedValue()
+    }
+
+    /// Debug builds stop here when Lua-thread-only state is touched from another thread.
+    @inline(__always)
+    func assertLuaThread(_ function: StaticString = #function) {
+        assert(closed || isLuaThread, "LuaHost.\(function) called off the Lua thread")
     }
 
     var isLuaThread: Bool {
@@ -125,6 +138,7 @@ final class LuaHost: @unchecked Sendable {
 
     private func run() {
         threadReady.withLock { $0 = pthread_self() }
+        running.signal()
         while true {
             let (jobs, unrefs, stopping) = inbox.withLock { box -> ([LuaJob], [Int32], Bool) in
                 defer {
@@ -151,7 +165,8 @@ final class LuaHost: @unchecked Sendable {
         finished.signal()
     }
 
-    private func runJob(_ job: LuaJob, on L: OpaquePointer) {
+    func runJob(_ job: LuaJob, on L: OpaquePointer) {
+        assertLuaThread()
         let top = lua_gettop(L)
         let saved = current
         current = L
@@ -215,179 +230,5 @@ final class LuaHost: @unchecked Sendable {
             return box.unrefs
         }
         if !refs.isEmpty { releaseRefs(refs) }
-    }
-
-    // MARK: - Async operations
-
-    /// Starts `work` in a Task; its outcome arrives in the inbox under the returned token.
-    func startTask(_ work: @escaping @Sendable () async -> LuaAsyncOutcome) -> UInt64 {
-        let token = nextToken
-        nextToken += 1
-        let task = Task.detached { [weak self] in
-            let outcome = await work()
-            self?.complete(token, outcome)
-        }
-        tasks[token] = task
-        return token
-    }
-
-    private func complete(_ token: UInt64, _ outcome: LuaAsyncOutcome) {
-        inbox.withLock { box in
-            if box.abandoned.remove(token) == nil { box.completed[token] = outcome }
-        }
-        lk_host_wake(flags)
-    }
-
-    /// Cancels the task of `token` and forgets its result.
-    func abandon(_ token: UInt64) {
-        tasks.removeValue(forKey: token)?.cancel()
-        deliveries.removeValue(forKey: token)
-        inbox.withLock { box in
-            if box.completed.removeValue(forKey: token) == nil { box.abandoned.insert(token) }
-        }
-    }
-
-    /// Blocks the Lua thread until one of `tokens` completes, running reentrant jobs meanwhile
-    /// on `state` (the thread that waits). An interrupt abandons every token and throws
-    /// ``LuaError/interrupted``.
-    func waitForAny(of tokens: Set<UInt64>, on state: LuaState) throws(LuaError) -> (UInt64, LuaAsyncOutcome) {
-        while true {
-            let (jobs, done) = inbox.withLock { box -> ([LuaJob], (UInt64, LuaAsyncOutcome)?) in
-                var jobs: [LuaJob] = []
-                if box.jobs.contains(where: \.reentrant) {
-                    jobs = box.jobs.filter(\.reentrant)
-                    box.jobs.removeAll(where: \.reentrant)
-                }
-                for t in tokens {
-                    if let outcome = box.completed.removeValue(forKey: t) { return (jobs, (t, outcome)) }
-                }
-                return (jobs, nil)
-            }
-            for job in jobs { runJob(job, on: state.pointer) }
-            if let (token, outcome) = done {
-                tasks.removeValue(forKey: token)
-                return (token, outcome)
-            }
-            if lk_host_take_interrupt(flags) != 0 {
-                for t in tokens { abandon(t) }
-                throw LuaError.interrupted
-            }
-            drainUnrefs()
-            lk_host_sleep(flags)
-        }
-    }
-
-    // MARK: - Swift errors raised into Lua
-
-    /// Pushes the Lua value for a Swift error and remembers the pair, so that the error comes
-    /// back as itself if the value reaches the host again.
-    func pushError(_ error: any Error, on state: LuaState) {
-        let L = state.pointer
-        _ = lua_checkstack(L, 4)
-        if let e = error as? LuaError, let ref = e.reference, ref.host === self {
-            ref.push(onto: state)
-            if let underlying = e.underlying { remember(underlying, valueAt: -1, on: L) }
-            return
-        }
-        if let e = error as? LuaError, let underlying = e.underlying {
-            pushError(underlying, on: state)
-            return
-        }
-        if let e = error as? LuaError, e.kind == .interrupted {
-            // An interrupt taken while blocked in a Swift function travels on as the sentinel.
-            lk_push_interrupt(L)
-            return
-        }
-        if let representable = error as? LuaErrorRepresentable {
-            let top = lua_gettop(L)
-            representable.pushLuaErrorValue(onto: state)
-            if lua_gettop(L) != top + 1 {
-                lua_settop(L, top)
-                state.push(String(describing: error))
-            }
-        } else if let e = error as? LuaError {
-            state.push(e.message)
-        } else {
-            state.push(String(describing: error))
-        }
-        remember(error, valueAt: -1, on: L)
-    }
-
-    private func remember(_ error: any Error, valueAt idx: Int32, on L: OpaquePointer) {
-        let value = lua_absindex(L, idx)
-        if lua_rawgetp(L, lk_registryindex(), Self.raisedKey) != LUA_TTABLE {
-            lk_pop(L, 1)
-            lua_createtable(L, Int32(Self.raisedLimit), 0)
-            lua_pushvalue(L, -1)
-            lua_rawsetp(L, lk_registryindex(), Self.raisedKey)
-        }
-        if raisedErrors.count >= Self.raisedLimit {
-            // Drop the oldest: shift the table down by one.
-            for i in 1..<Int64(raisedErrors.count) {
-                lua_rawgeti(L, -1, i + 1)
-                lua_rawseti(L, -2, i)
-            }
-            lua_pushnil(L)
-            lua_rawseti(L, -2, Int64(raisedErrors.count))
-            raisedErrors.removeFirst()
-        }
-        lua_pushvalue(L, value)
-        lua_rawseti(L, -2, Int64(raisedErrors.count + 1))
-        raisedErrors.append(error)
-        lk_pop(L, 1)
-    }
-
-    /// The Swift error whose raised value is raw-equal to the value at `idx`.
-    func raisedError(matching idx: Int32, on L: OpaquePointer) -> (any Error)? {
-        guard !raisedErrors.isEmpty else { return nil }
-        let value = lua_absindex(L, idx)
-        guard lua_rawgetp(L, lk_registryindex(), Self.raisedKey) == LUA_TTABLE else {
-            lk_pop(L, 1)
-            return nil
-        }
-        defer { lk_pop(L, 1) }
-        for i in stride(from: raisedErrors.count, through: 1, by: -1) {
-            lua_rawgeti(L, -1, Int64(i))
-            let equal = lua_rawequal(L, -1, value) != 0
-            lk_pop(L, 1)
-            if equal { return raisedErrors[i - 1] }
-        }
-        return nil
-    }
-
-    func forgetRaisedErrors() {
-        guard !raisedErrors.isEmpty else { return }
-        raisedErrors.removeAll()
-        lua_pushnil(main)
-        lua_rawsetp(main, lk_registryindex(), Self.raisedKey)
-    }
-
-    /// Builds the ``LuaError`` for the error value on top of `L` (status from pcall / resume /
-    /// load) and pops it. `traceback` is the traceback when known.
-    func makeError(status: Int32, on L: OpaquePointer, traceback: String?) -> LuaError {
-        let state = LuaState(L)
-        let kind: LuaError.Kind
-        switch status {
-        case LUA_ERRSYNTAX: kind = .syntax
-        case LUA_ERRMEM: kind = .memory
-        case LUA_ERRERR: kind = .messageHandler
-        case LUA_ERRFILE: kind = .file
-        default: kind = .runtime
-        }
-        let underlying = raisedError(matching: -1, on: L)
-        let message = state.errorMessage(at: -1)
-        var value: LuaValue?
-        switch lua_type(L, -1) {
-        case LUA_TSTRING, LUA_TNUMBER, LUA_TBOOLEAN: value = try? state.value(at: -1)
-        case LUA_TTABLE: value = try? state.value(at: -1, options: LuaConversionOptions(maxDepth: 16))
-        default: value = nil
-        }
-        // Only the hook's sentinel is an interrupt: error("interrupted!") in Lua code is not.
-        let interrupted = lk_is_interrupt(L, -1) != 0
-        let ref = LuaRef(popping: state)
-        return LuaError(kind: interrupted ? .interrupted : kind, message: interrupted ? LuaError.interrupted.message : message,
-                        traceback: traceback, value: value,
-                        underlying: underlying, isIncompleteInput: kind == .syntax && message.hasSuffix("<eof>"),
-                        reference: ref)
     }
 }

@@ -1,0 +1,72 @@
+import CLuaShim
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Async work started for Lua: a Task per call, its outcome delivered to the Lua thread through
+/// the inbox under a token, and the blocking wait that runs reentrant jobs meanwhile.
+extension LuaHost {
+    /// Starts `work` in a Task; its outcome arrives in the inbox under the returned token.
+    func startTask(_ work: @escaping @Sendable () async -> LuaAsyncOutcome) -> UInt64 {
+        assertLuaThread()
+        let token = nextToken
+        nextToken += 1
+        let task = Task.detached { [weak self] in
+            let outcome = await work()
+            self?.complete(token, outcome)
+        }
+        tasks[token] = task
+        return token
+    }
+
+    fileprivate func complete(_ token: UInt64, _ outcome: LuaAsyncOutcome) {
+        inbox.withLock { box in
+            if box.abandoned.remove(token) == nil { box.completed[token] = outcome }
+        }
+        lk_host_wake(flags)
+    }
+
+    /// Cancels the task of `token` and forgets its result.
+    func abandon(_ token: UInt64) {
+        assertLuaThread()
+        tasks.removeValue(forKey: token)?.cancel()
+        deliveries.removeValue(forKey: token)
+        inbox.withLock { box in
+            if box.completed.removeValue(forKey: token) == nil { box.abandoned.insert(token) }
+        }
+    }
+
+    /// Blocks the Lua thread until one of `tokens` completes, running reentrant jobs meanwhile
+    /// on `state` (the thread that waits). An interrupt abandons every token and throws
+    /// ``LuaError/interrupted``.
+    func waitForAny(of tokens: Set<UInt64>, on state: LuaState) throws(LuaError) -> (UInt64, LuaAsyncOutcome) {
+        assertLuaThread()
+        while true {
+            let (jobs, done) = inbox.withLock { box -> ([LuaJob], (UInt64, LuaAsyncOutcome)?) in
+                var jobs: [LuaJob] = []
+                if box.jobs.contains(where: \.reentrant) {
+                    jobs = box.jobs.filter(\.reentrant)
+                    box.jobs.removeAll(where: \.reentrant)
+                }
+                for t in tokens {
+                    if let outcome = box.completed.removeValue(forKey: t) { return (jobs, (t, outcome)) }
+                }
+                return (jobs, nil)
+            }
+            for job in jobs { runJob(job, on: state.pointer) }
+            if let (token, outcome) = done {
+                tasks.removeValue(forKey: token)
+                return (token, outcome)
+            }
+            if lk_host_take_interrupt(flags) != 0 {
+                for t in tokens { abandon(t) }
+                throw LuaError.interrupted
+            }
+            drainUnrefs()
+            lk_host_sleep(flags)
+        }
+    }
+}
