@@ -186,7 +186,7 @@ let package = Package(
         .testTarget(
             name: "FlickrAPIIntegrationTests",
             dependencies: [
-                "FlickrAPI", "FlickrProtocol", "FlickrSandbox",
+                "FlickrAPI", "FlickrProtocol", "FlickrSandbox", "FlickrTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -3,8 +3,9 @@ import FlickrProtocol
 import FlickrSandbox
 import Foundation
 import Testing
+import FlickrTestSupport
 
-@Suite(.timeLimit(.minutes(5))) struct CallTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.integration), .kind("integration")) struct CallTests {
     @Test func echoSurvivesReservedAndUnicodeCharacters() async throws {
         try await SandboxHarness.with { h in
             let tricky = "a b+c&d=e/f?g%h ~!*'() 日本 😀 \"q\""

@@ -3,8 +3,9 @@ import FlickrProtocol
 import FlickrSandbox
 import Foundation
 import Testing
+import FlickrTestSupport
 
-@Suite(.timeLimit(.minutes(5))) struct OAuthFlowTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.integration), .kind("integration")) struct OAuthFlowTests {
     @Test func oobDanceEndToEnd() async throws {
         try await SandboxHarness.with(token: false) { h in
             let request = try await h.client.requestToken(callback: "oob")

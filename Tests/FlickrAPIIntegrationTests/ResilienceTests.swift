@@ -3,8 +3,9 @@ import FlickrProtocol
 import FlickrSandbox
 import Foundation
 import Testing
+import FlickrTestSupport
 
-@Suite(.timeLimit(.minutes(5))) struct ResilienceTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.integration), .kind("integration")) struct ResilienceTests {
     static let patient = RetryPolicy(maxAttempts: 10, baseDelay: 0.01, maxDelay: 0.05)
 
     @Test func readsSurviveInjectedFaults() async throws {

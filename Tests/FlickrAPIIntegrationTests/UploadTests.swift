@@ -1,15 +1,19 @@
 import FlickrAPI
 import FlickrProtocol
 import FlickrSandbox
+import FlickrTestSupport
 import Foundation
 import Synchronization
 import Testing
 
-@Suite(.timeLimit(.minutes(5))) struct UploadTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.integration), .kind("integration")) struct UploadTests {
+    /// How many JPEGs were made: each gets its own random stream (so uploads differ), reproducibly.
+    static let jpegCount = Mutex(0)
+
     /// A small valid JPEG (SOI, APP0, EOI) padded with `size` random bytes so each upload differs.
     static func jpeg(size: Int = 4096) -> [UInt8] {
         var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]
-        var rng = SystemRandomNumberGenerator()
+        var rng = TestRandom("jpeg #\(jpegCount.withLock { n in n += 1; return n })")
         bytes += (0..<size).map { _ in UInt8.random(in: 0...255, using: &rng) }
         return bytes + [0xFF, 0xD9]
     }

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import FlickrTestSupport
 import NIOCore
 @testable import FlickrAPI
 
-@Suite(.timeLimit(.minutes(5))) struct PolicyTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct PolicyTests {
     @Test func backoffGrowsWithJitterWithinBounds() {
         let p = RetryPolicy(maxAttempts: 5, baseDelay: 0.5, maxDelay: 4)
         for attempt in 1...6 {
@@ -66,7 +67,7 @@ import NIOCore
     }
 }
 
-@Suite(.timeLimit(.minutes(5))) struct MultipartTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct MultipartTests {
     @Test func layoutAndProgress() async throws {
         final class Log: @unchecked Sendable { var events: [(Int64, Int64?)] = [] }
         let log = Log()

@@ -8,7 +8,7 @@ import Foundation
 import LuaKit
 import Testing
 
-@Suite(.serialized, .timeLimit(.minutes(5))) struct ConcurrencyTests {
+@Suite(.serialized, .timeLimit(.minutes(5)), .tags(.integration), .kind("integration")) struct ConcurrencyTests {
     /// Issue 4's proof: with 100 ms latency, flickr.map over 32 getInfo calls at concurrency 8
     /// takes about 4 × 100 ms (sequential: 3.2 s). The bound asserted is 1.2 s.
     @Test func mapOverlapsCalls() async throws {

@@ -3,7 +3,7 @@ import Testing
 import FlickrTestSupport
 @testable import FlickrProtocol
 
-@Suite(.timeLimit(.minutes(5))) struct CatalogTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct CatalogTests {
     @Test func bundledCatalogMatchesFixtures() throws {
         let catalog = MethodCatalog.shared
         let names = try Fixtures.string("methods.txt").split(separator: "\n").map(String.init).filter { !$0.isEmpty }
@@ -37,7 +37,7 @@ import FlickrTestSupport
     }
 }
 
-@Suite(.timeLimit(.minutes(5))) struct TagStringTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct TagStringTests {
     @Test func parsesLikeFlickr() {
         #expect(TagString.parse("T1 \"T2\" T3") == ["T1", "T2", "T3"])
         #expect(TagString.parse("   T\"1   T\"2   T\"3  ") == ["T1   T2", "T3"])
@@ -65,7 +65,7 @@ import FlickrTestSupport
     }
 }
 
-@Suite(.timeLimit(.minutes(5))) struct HelpTextTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct HelpTextTests {
     @Test func helpTextIsPlainAndComplete() throws {
         let m = try #require(MethodCatalog.shared.method("flickr.photos.setTags"))
         let text = m.helpText

@@ -4,7 +4,7 @@ import FlickrTestSupport
 @testable import FlickrProtocol
 
 /// 1,000 random parameter sets signed by this package and by Python's oauthlib must agree.
-@Suite(.timeLimit(.minutes(5))) struct OAuthlibCrossCheckTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.crossCheck), .kind("crossCheck")) struct OAuthlibCrossCheckTests {
     static let alphabet: [String] = ["a", "Z", "0", " ", "+", "&", "=", "%", "/", "?", "#", "~", "-", ".", "_",
                                      "!", "'", "(", ")", "*", "é", "日本", "☺", "😀", ",", ";", ":", "@", "\"", "\\"]
 
@@ -13,8 +13,8 @@ import FlickrTestSupport
         return (0..<n).map { _ in alphabet.randomElement(using: &rng)! }.joined()
     }
 
-    @Test func thousandRandomSetsMatchOAuthlib() throws {
-        var rng = SystemRandomNumberGenerator()
+    @Test func thousandRandomSetsMatchOAuthlib() async throws {
+        var rng = TestRandom("oauthlib cross-check")
         var cases: [[String: Any]] = []
         for i in 0..<1000 {
             var params: [[String]] = []
@@ -37,9 +37,9 @@ import FlickrTestSupport
                           "token_secret": Self.randomString(&rng, maxLength: 8)])
         }
         let input = try JSONSerialization.data(withJSONObject: cases)
-        let script = Fixtures.repository.appendingPathComponent("Tests/scripts/oauthlib_sign.py").path
-        let output = try PythonRunner.run(script: script, input: input)
-        let theirs = try #require(try JSONSerialization.jsonObject(with: output) as? [[String: String]])
+        let run = try await Products.python("oauthlib_sign.py", stdin: String(decoding: input, as: UTF8.self), timeout: 120)
+        try #require(run.status == 0 && !run.timedOut, "oauthlib_sign.py failed: \(run.stderr)")
+        let theirs = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: String]])
         #expect(theirs.count == 1000)
         var mismatches = 0
         for (c, t) in zip(cases, theirs) {
@@ -55,35 +55,5 @@ import FlickrTestSupport
             }
         }
         #expect(mismatches == 0)
-    }
-}
-
-/// Runs a Python script with stdin and returns its stdout; fails the test on a non-zero exit.
-enum PythonRunner {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    static func run(script: String, input: Data) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script]
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        let writer = Thread {
-            stdin.fileHandleForWriting.write(input)
-            try? stdin.fileHandleForWriting.close()
-        }
-        writer.start()
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "python3 \(script) exited \(process.terminationStatus): \(String(decoding: err, as: UTF8.self))")
-        }
-        return out
     }
 }

@@ -3,7 +3,7 @@ import Testing
 import FlickrTestSupport
 @testable import FlickrProtocol
 
-@Suite(.timeLimit(.minutes(5))) struct XMLMappingTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct XMLMappingTests {
     func map(_ xml: String) throws -> FlickrNode { try FlickrXML.parse(xml) }
 
     @Test func everyDocExampleMaps() throws {
@@ -193,7 +193,7 @@ import FlickrTestSupport
     }
 }
 
-@Suite(.timeLimit(.minutes(5))) struct JSONMappingTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct JSONMappingTests {
     @Test func recordedJSONBodiesMap() throws {
         let files = Fixtures.files(in: "real", suffix: ".json")
         #expect(files.count >= 4)

@@ -2,8 +2,9 @@ import FlickrProtocol
 import FlickrSandbox
 import Foundation
 import Testing
+import FlickrTestSupport
 
-@Suite("Every catalog method answers", .timeLimit(.minutes(1)))
+@Suite("Every catalog method answers", .timeLimit(.minutes(1)), .tags(.integration), .kind("integration"))
 struct CatalogCoverageTests {
     /// Plausible values for required arguments, pointing at real objects where that matters.
     static func value(for argument: String, server: FlickrSandboxServer, photo: String, set: String) -> String {

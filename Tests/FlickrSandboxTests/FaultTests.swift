@@ -3,8 +3,9 @@ import FlickrSandbox
 import Foundation
 import NIOCore
 import Testing
+import FlickrTestSupport
 
-@Suite("Fault injection, rate limit, latency", .timeLimit(.minutes(1)))
+@Suite("Fault injection, rate limit, latency", .timeLimit(.minutes(1)), .tags(.integration), .kind("integration"))
 struct FaultTests {
     enum Outcome: Hashable { case ok, serverError, tooManyRequests, reset, truncated, html, other }
 

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// Unmodified third-party clients against the sandbox.
-@Suite("Interop with real clients", .timeLimit(.minutes(1)))
+@Suite("Interop with real clients", .timeLimit(.minutes(1)), .tags(.crossCheck), .kind("crossCheck"))
 struct InteropTests {
     /// A small real JPEG for uploads (from the fixtures when there is one, else a minimal one).
     static let jpegHex: String = {
@@ -18,7 +18,7 @@ struct InteropTests {
     func pythonFlickrAPI() async throws {
         try await withSandbox { server in
             let c = server.credentials
-            let run = try await PythonRunner.run("sandbox_flickrapi_interop.py", [server.url, c.apiKey, c.apiSecret, Self.jpegHex])
+            let run = try await Products.python("sandbox_flickrapi_interop.py", [server.url, c.apiKey, c.apiSecret, Self.jpegHex])
             try #require(run.status == 0, "python failed: \(run.stderr)")
             let out = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
             #expect((out["verifier"] as? String)?.wholeMatch(of: /\d{3}-\d{3}-\d{3}/) != nil)
@@ -60,7 +60,7 @@ struct InteropTests {
     func wrongSecret() async throws {
         try await withSandbox { server in
             let c = server.credentials
-            let run = try await PythonRunner.run("sandbox_wrong_secret.py", [server.url, c.apiKey, c.oauthToken, c.oauthTokenSecret])
+            let run = try await Products.python("sandbox_wrong_secret.py", [server.url, c.apiKey, c.oauthToken, c.oauthTokenSecret])
             try #require(run.status == 0, "python failed: \(run.stderr)")
             let out = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
             #expect(out["status"] as? Int == 401)

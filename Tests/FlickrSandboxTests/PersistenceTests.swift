@@ -2,8 +2,9 @@ import FlickrProtocol
 import FlickrSandbox
 import Foundation
 import Testing
+import FlickrTestSupport
 
-@Suite("Seed files and --state persistence", .timeLimit(.minutes(1)))
+@Suite("Seed files and --state persistence", .timeLimit(.minutes(1)), .tags(.integration), .kind("integration"))
 struct PersistenceTests {
     static func tempDir() throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-test-\(UUID().uuidString)")

@@ -4,8 +4,9 @@ import FlickrSandbox
 import Foundation
 import NIOCore
 import Testing
+import FlickrTestSupport
 
-@Suite("Upload and replace", .timeLimit(.minutes(1)))
+@Suite("Upload and replace", .timeLimit(.minutes(1)), .tags(.integration), .kind("integration"))
 struct UploadTests {
     /// A JPEG header declaring `width × height`, then filler.
     static func jpegHead(width: Int, height: Int) -> [UInt8] {

@@ -10,7 +10,7 @@ import FlickrTestSupport
 /// an empty tmpfs mounted over the checkout (`unshare -m`, as root). Where namespaces are not
 /// permitted, the prefix is copied to a fresh directory and the release build folder is moved
 /// aside while the programs run; the test says which it used.
-@Suite("Installed flickr", .serialized, .timeLimit(.minutes(45)))
+@Suite("Installed flickr", .serialized, .timeLimit(.minutes(45)), .tags(.install), .kind("install"))
 struct InstallTests {
     let checkout = Fixtures.repository.standardizedFileURL.path
     let root: URL
@@ -171,7 +171,7 @@ struct InstallTests {
         let pictures = work.appendingPathComponent("pictures")
         try FileManager.default.createDirectory(at: pictures.appendingPathComponent("more"), withIntermediateDirectories: true)
         var originals: [String: Data] = [:]
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestRandom("install upload")
         for (name, magic) in [("one.jpg", [0xFF, 0xD8, 0xFF, 0xE0] as [UInt8]), ("more/two.png", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])] {
             let bytes = Data(magic + (0..<150_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
             try bytes.write(to: pictures.appendingPathComponent(name))

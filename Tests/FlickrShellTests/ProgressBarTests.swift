@@ -4,7 +4,7 @@ import Testing
 import FlickrTestSupport
 @testable import FlickrShell
 
-@Suite(.timeLimit(.minutes(5))) struct ProgressBarTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct ProgressBarTests {
     @Test func rendersFractionSizesAndRate() {
         let frame = ProgressBar.render(sent: 512 << 10, total: 1 << 20, elapsed: .seconds(1), width: 10)
         #expect(frame == "\ruploading [#####-----]  50%  0.5 MiB of 1.0 MiB  0.5 MiB/s")
@@ -26,7 +26,7 @@ import FlickrTestSupport
     }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .tags(.unit), .kind("unit"))
 struct ProgressBarTerminalTests {
     @Test func uploadWithoutCallbackDrawsTheBarOnATerminal() async throws {
         let world = try CommandWorld("progress")

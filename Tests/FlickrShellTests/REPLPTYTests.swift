@@ -4,7 +4,7 @@ import Testing
 
 /// The REPL through a real pseudo-terminal, readline on: `Tests/scripts/repl_pty.py` drives the
 /// built `flickr` with pexpect and checks what a user would see (see the scenarios there).
-@Suite("REPL through a pseudo-terminal", .serialized, .timeLimit(.minutes(2)))
+@Suite("REPL through a pseudo-terminal", .serialized, .timeLimit(.minutes(2)), .tags(.pty), .kind("pty"))
 struct REPLPTYTests {
     @Test("Tab completes flickr.photos.ge from the catalog, globals, t[\"k\"], s:m; never calls __index")
     func completion() async throws { try await Self.scenario("completion") }

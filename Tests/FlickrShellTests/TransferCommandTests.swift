@@ -4,7 +4,7 @@ import FlickrTestSupport
 
 /// `flickr upload` and `flickr download` as a user runs them, against a flickr-sandbox process
 /// (one sandbox for the whole test, so what one command uploads the next one sees).
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(3)), .tags(.command), .kind("command"))
 struct TransferCommandTests {
     let world: CommandWorld
     var dir: URL { world.directory }
@@ -42,7 +42,7 @@ struct TransferCommandTests {
     }
 
     static func jpeg(_ n: Int) -> [UInt8] {
-        var rng = SystemRandomNumberGenerator()
+        var rng = TestRandom("transfer \(n)")
         return [0xFF, 0xD8, 0xFF, 0xE0] + (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
     }
 

@@ -77,6 +77,23 @@ public enum Products {
     }
 
     final class DataBox: @unchecked Sendable { var data = Data() }
+
+    /// Runs a Python helper of `Tests/scripts/` (or a script at an absolute path) with
+    /// ``run(_:_:environment:stdin:directory:timeout:)``: both pipes drained, killed at the
+    /// deadline. `HOME` is a fresh directory so no helper touches the real one.
+    public static func python(_ script: String, _ arguments: [String] = [], environment: [String: String] = [:],
+                              stdin: String? = nil, timeout: Double = 60) async throws -> Result {
+        let path = script.hasPrefix("/") ? script : Fixtures.repository.appendingPathComponent("Tests/scripts/\(script)").path
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("flickr-py-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        var env = ProcessInfo.processInfo.environment
+        env["HOME"] = home.path
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.merge(environment) { $1 }
+        return try await run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", path] + arguments, environment: env,
+                             stdin: stdin, timeout: timeout)
+    }
 }
 
 /// A running process with its standard streams, driven line by line (login dialogs).

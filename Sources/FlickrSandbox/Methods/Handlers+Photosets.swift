@@ -20,17 +20,13 @@ extension SandboxEngine {
         },
         "flickr.photosets.getInfo": { engine, call in
             try engine.store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
-                guard let set = s.photosets.first(where: { $0.id == call.string("photoset_id") }) else {
-                    throw APIFailure(1, "Photoset not found")
-                }
+                let set = s.photosets[try s.photosetIndex(call.string("photoset_id"))]
                 return .nodes([SandboxEngine.photosetElement(set, state: s, forList: false)])
             }
         },
         "flickr.photosets.getPhotos": { engine, call in
             try engine.store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
-                guard let set = s.photosets.first(where: { $0.id == call.string("photoset_id") }) else {
-                    throw APIFailure(1, "Photoset not found")
-                }
+                let set = s.photosets[try s.photosetIndex(call.string("photoset_id"))]
                 if let u = call.string("user_id"), u != "me", s.resolveUser(u) == nil { throw APIFailure(2, "User not found") }
                 var query = PhotoQuery(call)
                 query.sort = ""
@@ -69,9 +65,7 @@ extension SandboxEngine {
         "flickr.photosets.delete": { engine, call in
             let user = try call.requireUser()
             try engine.store.update { (s: inout SandboxState) throws(APIFailure) in
-                guard let i = s.photosets.firstIndex(where: { $0.id == call.string("photoset_id") && $0.owner == user }) else {
-                    throw APIFailure(1, "Photoset not found")
-                }
+                let i = try s.photosetIndex(call.string("photoset_id"), ownedBy: user)
                 s.photosets.remove(at: i)
             }
             return .empty
@@ -79,9 +73,7 @@ extension SandboxEngine {
         "flickr.photosets.addPhoto": { engine, call in
             let user = try call.requireUser()
             try engine.store.update { (s: inout SandboxState) throws(APIFailure) in
-                guard let i = s.photosets.firstIndex(where: { $0.id == call.string("photoset_id") && $0.owner == user }) else {
-                    throw APIFailure(1, "Photoset not found")
-                }
+                let i = try s.photosetIndex(call.string("photoset_id"), ownedBy: user)
                 let photo = try s.ownedPhoto(call.string("photo_id"), caller: user, code: 2)
                 guard !s.photosets[i].photos.contains(photo.id) else { throw APIFailure(3, "Photo already in set") }
                 s.photosets[i].photos.append(photo.id)
@@ -92,9 +84,7 @@ extension SandboxEngine {
         "flickr.photosets.removePhoto": { engine, call in
             let user = try call.requireUser()
             try engine.store.update { (s: inout SandboxState) throws(APIFailure) in
-                guard let i = s.photosets.firstIndex(where: { $0.id == call.string("photoset_id") && $0.owner == user }) else {
-                    throw APIFailure(1, "Photoset not found")
-                }
+                let i = try s.photosetIndex(call.string("photoset_id"), ownedBy: user)
                 let photo = try s.ownedPhoto(call.string("photo_id"), caller: user, code: 2)
                 guard let at = s.photosets[i].photos.firstIndex(of: photo.id) else { throw APIFailure(3, "Photo not in set") }
                 s.photosets[i].photos.remove(at: at)
@@ -111,9 +101,7 @@ extension SandboxEngine {
             let user = try call.requireUser()
             guard let title = call.string("title") else { throw APIFailure(2, "No title specified") }
             try engine.store.update { (s: inout SandboxState) throws(APIFailure) in
-                guard let i = s.photosets.firstIndex(where: { $0.id == call.string("photoset_id") && $0.owner == user }) else {
-                    throw APIFailure(1, "Photoset not found")
-                }
+                let i = try s.photosetIndex(call.string("photoset_id"), ownedBy: user)
                 s.photosets[i].title = title
                 if let d = call.params["description"] { s.photosets[i].description = d }
                 s.photosets[i].dateUpdate = call.now
@@ -142,5 +130,15 @@ extension SandboxEngine {
         attributes += [("can_comment", .number(1)), ("date_create", .string(String(set.dateCreate))),
                        ("date_update", .string(String(set.dateUpdate)))]
         return XMLNode("photoset", attributes, children: [.text("title", set.title), .text("description", set.description)])
+    }
+}
+
+extension SandboxState {
+    /// The index of the photoset `id` (owned by `owner` when given): Flickr's error 1 otherwise.
+    func photosetIndex(_ id: String?, ownedBy owner: String? = nil) throws(APIFailure) -> Int {
+        guard let id, let i = photosets.firstIndex(where: { $0.id == id && (owner == nil || $0.owner == owner) }) else {
+            throw APIFailure(1, "Photoset not found")
+        }
+        return i
     }
 }
