@@ -116,9 +116,7 @@ let package = Package(
         .target(
             name: "FlickrLua",
             dependencies: [
-                "LuaKit", "FlickrAPI", "FlickrProtocol",
-                // The parser's C face, to build tables straight from its callbacks (XMLToLua).
-                "CFlickrXML", "CFlickrLuaSources",
+                "LuaKit", "FlickrAPI", "FlickrProtocol", "CFlickrLuaSources",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

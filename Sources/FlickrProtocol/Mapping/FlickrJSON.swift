@@ -24,7 +24,7 @@ public enum FlickrJSON {
     public static func unwrapJSONP(_ data: Data) -> Data {
         let bytes = [UInt8](data)
         var start = 0
-        while start < bytes.count, XMLTreeBuilder.isSpace(bytes[start]) { start += 1 }
+        while start < bytes.count, FlickrXMLMapper.isSpace(bytes[start]) { start += 1 }
         guard start < bytes.count, bytes[start] != UInt8(ascii: "{"), bytes[start] != UInt8(ascii: "[") else {
             return data
         }

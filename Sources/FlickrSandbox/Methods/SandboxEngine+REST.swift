@@ -128,7 +128,14 @@ enum ResponseFormat: Sendable {
             let nodes: [XMLNode]
             switch payload {
             case .nodes(let n): nodes = n
-            case .example(let method, _): nodes = ExampleCache.nodes(for: method)
+            case .example(let method, _):
+                switch ExampleCache.nodes(for: method) {
+                case .success(let n): nodes = n
+                case .failure(let error):
+                    // Never an empty success: the compiled-in example could not be read.
+                    return .html(500, "<html><body><h1>500</h1><p>flickr-sandbox: the documented example of \(method) "
+                                      + "is unreadable: \(error)</p></body></html>\n")
+                }
             }
             return json(XMLNode.jsonDocument(payload: nodes), callback: callback)
         }
@@ -151,17 +158,18 @@ enum ResponseFormat: Sendable {
     }
 }
 
-/// The documented examples read into elements once, for their JSON form.
+/// The documented examples read into elements once, for their JSON form. An example that
+/// cannot be read keeps its error (a test checks that every one reads).
 enum ExampleCache {
-    static let parsed: [String: [XMLNode]] = {
-        var out: [String: [XMLNode]] = [:]
+    static let parsed: [String: Result<[XMLNode], FlickrParseError>] = {
+        var out: [String: Result<[XMLNode], FlickrParseError>] = [:]
         for (name, xml) in MethodCatalog.examples {
-            out[name] = (try? XMLNode.parseFragment(xml)) ?? []
+            do throws(FlickrParseError) { out[name] = .success(try XMLNode.read(xml)) } catch { out[name] = .failure(error) }
         }
         return out
     }()
 
-    static func nodes(for method: String) -> [XMLNode] { parsed[method] ?? [] }
+    static func nodes(for method: String) -> Result<[XMLNode], FlickrParseError> { parsed[method] ?? .success([]) }
 
     /// The payload of an example: a few doc examples carry the XML declaration and the `<rsp>`
     /// envelope themselves (some with `stat='ok'`); those are unwrapped so that every answer
