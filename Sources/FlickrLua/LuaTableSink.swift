@@ -12,19 +12,33 @@ import LuaKit
 /// element is one table, in document order; a closing element's table is stored into its parent
 /// (one below it) and popped.
 final class LuaTableSink: FlickrXMLSink {
+    /// What the callbacks change, held through a pointer: a class's stored properties would pay
+    /// a dynamic exclusivity check on every attribute (see ``FlickrXMLMapper``).
+    private struct Names {
+        var texts: [String] = []
+        /// Token of `_text`, made on first use.
+        var textToken: Int?
+        /// The first failure (the Lua stack could not grow); everything after it is ignored.
+        var failure: LuaError?
+    }
+
     private let state: LuaState
     private let namesTable: Int32
-    private var names: [String] = []
-    /// Token of `_text`, made on first use.
-    private var textToken: Int?
-    /// The first failure (the Lua stack could not grow); everything after it is ignored.
-    private(set) var failure: LuaError?
+    private let n: UnsafeMutablePointer<Names>
+    var failure: LuaError? { n.pointee.failure }
 
     /// [-0, +1] Creates the sink and pushes its names table.
     private init(state: LuaState) {
         self.state = state
         state.newTable(array: 32)
         namesTable = state.top
+        n = .allocate(capacity: 1)
+        n.initialize(to: Names())
+    }
+
+    deinit {
+        n.deinitialize(count: 1)
+        n.deallocate()
     }
 
     /// [-0, +1] Parses `bytes` and pushes the mapped response.
@@ -61,10 +75,10 @@ final class LuaTableSink: FlickrXMLSink {
     }
 
     func makeName(_ name: String) -> Int {
-        names.append(name)
+        n.pointee.texts.append(name)
         state.push(name)
-        state.rawSet(index: Int64(names.count), in: namesTable)
-        return names.count - 1
+        state.rawSet(index: Int64(n.pointee.texts.count), in: namesTable)
+        return n.pointee.texts.count - 1
     }
 
     /// [-0, +1] Pushes the name of `token`.
@@ -77,30 +91,30 @@ final class LuaTableSink: FlickrXMLSink {
     /// so rawSet's refusal of nil/NaN keys cannot happen; were it to, it is recorded.
     @inline(__always)
     private func set(in table: Int32) {
-        do { try state.rawSet(in: table) } catch { failure = failure ?? error }
+        do { try state.rawSet(in: table) } catch { n.pointee.failure = n.pointee.failure ?? error }
     }
 
     func begin(element: Int, attributeCount: Int) {
-        guard failure == nil else { return }
+        guard n.pointee.failure == nil else { return }
         guard state.ensureStack(6) else {
-            failure = LuaError(kind: .conversion, message: "response nests too deep")
+            n.pointee.failure = LuaError(kind: .conversion, message: "response nests too deep")
             return
         }
         state.newTable(record: Int32(attributeCount))
     }
 
     func attribute(_ name: Int, value: UnsafeRawBufferPointer) {
-        guard failure == nil else { return }
+        guard n.pointee.failure == nil else { return }
         pushName(name)
         state.push(bytes: value)
         set(in: -3)
     }
 
     func end(element: Int, text: UnsafeRawBufferPointer?, emptyList: Int?, placement: FlickrXMLPlacement) {
-        guard failure == nil else { return }
+        guard n.pointee.failure == nil else { return }
         if let text {
-            let token = textToken ?? makeName(FlickrNode.textKey)
-            textToken = token
+            let token = n.pointee.textToken ?? makeName(FlickrNode.textKey)
+            n.pointee.textToken = token
             pushName(token)
             state.push(bytes: text)
             set(in: -3)
@@ -157,8 +171,8 @@ final class LuaTableSink: FlickrXMLSink {
 
     /// [-0, +0] The parent's (below the child on top) attribute `name` moves to `"@name"`.
     private func moveAttribute(_ name: Int) {
-        state.rawGet(field: names[name], in: -2)               // parent, child, attribute
-        state.rawSet(field: "@" + names[name], in: -3)
+        state.rawGet(field: n.pointee.texts[name], in: -2)     // parent, child, attribute
+        state.rawSet(field: "@" + n.pointee.texts[name], in: -3)
     }
 }
 

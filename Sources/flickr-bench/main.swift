@@ -1,6 +1,7 @@
 // Measurements for scripts/bench, one per invocation so that peak RSS belongs to one task.
 //   flickr-bench xml FILE RUNS
 //   flickr-bench lua-map FILE RUNS      parse + build Lua tables (what a flickr.* call returns)
+//   flickr-bench xml-floor FILE RUNS    the floors: libxml2 with empty callbacks; the mapping rules into an empty sink
 //   flickr-bench lua-errors N           N errors raised by Swift functions holding objects (release check)
 //   flickr-bench upload URL KEY SECRET TOKEN TOKEN_SECRET FILE
 //   flickr-bench calls URL KEY SECRET TOKEN TOKEN_SECRET N
@@ -18,6 +19,7 @@ struct Bench {
         do {
             switch a.count > 1 ? a[1] : "" {
             case "xml" where a.count == 4: try xml(file: a[2], runs: Int(a[3]) ?? 5)
+            case "xml-floor" where a.count == 4: try xmlFloor(file: a[2], runs: Int(a[3]) ?? 5)
             case "lua-map" where a.count == 4: try await luaMap(file: a[2], runs: Int(a[3]) ?? 5)
             case "lua-errors" where a.count == 3: try await luaErrors(Int(a[2]) ?? 100_000)
             case "upload" where a.count == 8: try await upload(url: a[2], key: a[3], secret: a[4], token: a[5], tokenSecret: a[6], file: a[7])
@@ -63,6 +65,36 @@ struct Bench {
             all.append(seconds(d) * 1000)
         }
         print("{\"best_ms\": \(best * 1000), \"runs_ms\": \(all), \"photos\": \(count), \"bytes\": \(data.count)}")
+    }
+
+    /// Does nothing with the events: what the parser alone costs.
+    final class NullHandler: FlickrXMLEventHandler {
+        func startElement(_ name: UnsafePointer<CChar>, attributes: FlickrXMLAttributes) {}
+        func characters(_ text: UnsafeRawBufferPointer) {}
+        func endElement() {}
+    }
+
+    /// Builds nothing: what the parser and the mapping rules cost.
+    final class NullSink: FlickrXMLSink {
+        var count = 0
+        func makeName(_ name: String) -> Int { count += 1; return count }
+        func begin(element: Int, attributeCount: Int) {}
+        func attribute(_ name: Int, value: UnsafeRawBufferPointer) {}
+        func end(element: Int, text: UnsafeRawBufferPointer?, emptyList: Int?, placement: FlickrXMLPlacement) {}
+    }
+
+    static func xmlFloor(file: String, runs: Int) throws {
+        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+        let rule = MethodCatalog.listRule
+        var parser = Double.infinity, mapper = Double.infinity
+        let clock = ContinuousClock()
+        try data.withUnsafeBytes { raw in
+            for _ in 0..<max(1, runs) {
+                parser = min(parser, seconds(try clock.measure { try FlickrXMLParser.parse(raw, handler: NullHandler()) }))
+                mapper = min(mapper, seconds(try clock.measure { try FlickrXMLMapper.map(raw, rule: rule, into: NullSink()) }))
+            }
+        }
+        print("{\"parser_ms\": \(parser * 1000), \"mapper_ms\": \(mapper * 1000), \"bytes\": \(data.count)}")
     }
 
     /// The XML mapped into Lua tables on the Lua thread, both ways FlickrLua can:

@@ -47,62 +47,76 @@ public enum FlickrXML {
 /// Builds the ``FlickrNode`` tree: a stack of open maps, each closed map placed in its parent
 /// as ``FlickrXMLMapper`` says.
 final class FlickrTreeSink: FlickrXMLSink {
-    private var names: [String] = []
-    private var stack: [FlickrMap] = []
-    private(set) var root: FlickrNode?
+    /// Held through a pointer: a class's stored properties would pay a dynamic exclusivity
+    /// check on every attribute (see ``FlickrXMLMapper``).
+    struct State {
+        var names: [String] = []
+        var stack: [FlickrMap] = []
+        var root: FlickrNode?
+    }
+
+    private let s: UnsafeMutablePointer<State>
+    var root: FlickrNode? { s.pointee.root }
 
     init() {
-        stack.reserveCapacity(16)
+        s = .allocate(capacity: 1)
+        s.initialize(to: State())
+        s.pointee.stack.reserveCapacity(16)
+    }
+
+    deinit {
+        s.deinitialize(count: 1)
+        s.deallocate()
     }
 
     func makeName(_ name: String) -> Int {
-        names.append(name)
-        return names.count - 1
+        s.pointee.names.append(name)
+        return s.pointee.names.count - 1
     }
 
     func begin(element: Int, attributeCount: Int) {
         var map = FlickrMap()
         map.reserveCapacity(attributeCount + 2)
-        stack.append(map)
+        s.pointee.stack.append(map)
     }
 
     func attribute(_ name: Int, value: UnsafeRawBufferPointer) {
-        stack[stack.count - 1].appendUnchecked(names[name], .string(String(decoding: value, as: UTF8.self)))
+        s.pointee.stack[s.pointee.stack.count - 1].appendUnchecked(s.pointee.names[name], .string(String(decoding: value, as: UTF8.self)))
     }
 
     func end(element: Int, text: UnsafeRawBufferPointer?, emptyList: Int?, placement: FlickrXMLPlacement) {
-        var map = stack.removeLast()
+        var map = s.pointee.stack.removeLast()
         if let text { map[FlickrNode.textKey] = .string(String(decoding: text, as: UTF8.self)) }
-        if let emptyList { map.appendUnchecked(names[emptyList], .list([])) }
+        if let emptyList { map.appendUnchecked(s.pointee.names[emptyList], .list([])) }
         let node = FlickrNode.map(map)
         guard placement != .root else {
-            root = node
+            s.pointee.root = node
             return
         }
-        let name = names[element]
-        let parent = stack.count - 1
+        let name = s.pointee.names[element]
+        let parent = s.pointee.stack.count - 1
         switch placement {
         case .root:
             break
         case .field:
-            stack[parent].appendUnchecked(name, node)
+            s.pointee.stack[parent].appendUnchecked(name, node)
         case .newList:
-            stack[parent].appendUnchecked(name, .list([node]))
+            s.pointee.stack[parent].appendUnchecked(name, .list([node]))
         case .fieldOverAttribute, .newListOverAttribute:
             // The child takes the attribute's place; the attribute moves to "@name".
-            guard let i = stack[parent].index(forKey: name) else { return }
-            let attribute = stack[parent].values[i]
-            stack[parent].replaceValue(at: i, with: placement == .newListOverAttribute ? .list([node]) : node)
-            stack[parent]["@" + name] = attribute
+            guard let i = s.pointee.stack[parent].index(forKey: name) else { return }
+            let attribute = s.pointee.stack[parent].values[i]
+            s.pointee.stack[parent].replaceValue(at: i, with: placement == .newListOverAttribute ? .list([node]) : node)
+            s.pointee.stack[parent]["@" + name] = attribute
         case .listFromField:
-            guard let i = stack[parent].index(forKey: name) else { return }
-            stack[parent].replaceValue(at: i, with: .list([stack[parent].values[i], node]))
+            guard let i = s.pointee.stack[parent].index(forKey: name) else { return }
+            s.pointee.stack[parent].replaceValue(at: i, with: .list([s.pointee.stack[parent].values[i], node]))
         case .append:
-            guard let i = stack[parent].index(forKey: name), case .list(var items) = stack[parent].values[i] else { return }
+            guard let i = s.pointee.stack[parent].index(forKey: name), case .list(var items) = s.pointee.stack[parent].values[i] else { return }
             // Drop the map's reference first so that the append does not copy the array.
-            stack[parent].replaceValue(at: i, with: .string(""))
+            s.pointee.stack[parent].replaceValue(at: i, with: .string(""))
             items.append(node)
-            stack[parent].replaceValue(at: i, with: .list(items))
+            s.pointee.stack[parent].replaceValue(at: i, with: .list(items))
         }
     }
 }

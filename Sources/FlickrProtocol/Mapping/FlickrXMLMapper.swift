@@ -46,29 +46,50 @@ public final class FlickrXMLMapper: FlickrXMLEventHandler {
         var emptyListChild: Int?
     }
 
+    /// An open element. Its attribute tokens, child records and text live in three shared
+    /// stacks (no allocation per element): each frame's part starts where it says and runs to
+    /// the end while it is the innermost open element (inner ones are cut off when they close).
     struct Frame {
         var name: Int                                   // index into `entries`
-        var attributes: [Int] = []                      // tokens
-        var children: [(token: Int, isList: Bool)] = []
-        var textStart: Int                              // where its text starts in `text`
+        var attributeStart: Int                         // into `attributes`
+        var attributeCount: Int
+        var childStart: Int                             // into `children`
+        var textStart: Int                              // into `text`
+    }
+
+    /// Everything a parse changes. Held through a pointer, not as stored properties of this
+    /// class: the callbacks touch it for every element and attribute, and a class's stored
+    /// properties would pay a dynamic exclusivity check on each access.
+    struct State {
+        var entries: [Name] = []
+        var byPointer = InternedNames<(entry: Int, token: Int)>()  // interned name pointer → its entry and token
+        var byText: [String: Int] = [:]             // name text → index into `entries`
+        var listFacts: [Int: Bool] = [:]            // (parent token, child token) → isList
+        var frames: [Frame] = []
+        var attributes: [Int] = []                  // the open elements' attribute tokens
+        var children: [(token: Int, isList: Bool)] = []  // the open elements' child names so far
+        var text: [UInt8] = []                      // the open elements' text, innermost last
+        var rootName: String?
     }
 
     let rule: ListRule
     let sink: any FlickrXMLSink
-    private var entries: [Name] = []
-    private var byPointer = InternedNames<Int>()        // interned name pointer → index into `entries`
-    private var byText: [String: Int] = [:]             // name text → index into `entries`
-    private var listFacts: [Int: Bool] = [:]            // (parent token, child token) → isList
-    private var frames: [Frame] = []
-    private var text: [UInt8] = []                      // the open elements' text, innermost last
+    private let state: UnsafeMutablePointer<State>
     /// The root element's name once the document has ended.
-    public private(set) var rootName: String?
+    public var rootName: String? { state.pointee.rootName }
 
     private init(rule: ListRule, sink: any FlickrXMLSink) {
         self.rule = rule
         self.sink = sink
-        frames.reserveCapacity(16)
-        text.reserveCapacity(256)
+        state = .allocate(capacity: 1)
+        state.initialize(to: State())
+        state.pointee.frames.reserveCapacity(16)
+        state.pointee.text.reserveCapacity(256)
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     /// Parses `bytes` and tells `sink` what to build; returns the root element's name.
@@ -82,83 +103,90 @@ public final class FlickrXMLMapper: FlickrXMLEventHandler {
 
     /// The entry of a name by its text, made (with its sink token) when new.
     private func entry(text name: String) -> Int {
-        if let i = byText[name] { return i }
+        if let i = state.pointee.byText[name] { return i }
         let token = sink.makeName(name)
-        entries.append(Name(token: token, text: name, emptyListChild: nil))
-        let i = entries.count - 1
-        byText[name] = i
-        if let child = rule.emptyListChild(of: name) { entries[i].emptyListChild = entries[entry(text: child)].token }
+        state.pointee.entries.append(Name(token: token, text: name, emptyListChild: nil))
+        let i = state.pointee.entries.count - 1
+        state.pointee.byText[name] = i
+        if let child = rule.emptyListChild(of: name) { state.pointee.entries[i].emptyListChild = state.pointee.entries[entry(text: child)].token }
         return i
     }
 
-    /// The entry of an interned name pointer (a pointer comparison after the first time).
+    /// The entry index and sink token of an interned name pointer (a pointer comparison after
+    /// the first time).
     @inline(__always)
-    private func entry(_ p: UnsafePointer<CChar>) -> Int {
-        let slot = byPointer.slot(p) { p in entry(text: String(cString: p)) }
-        return slot >= 0 ? byPointer[slot] : entry(text: String(cString: p))
+    private func entry(_ p: UnsafePointer<CChar>) -> (entry: Int, token: Int) {
+        let make = { (p: UnsafePointer<CChar>) -> (entry: Int, token: Int) in
+            let i = self.entry(text: String(cString: p))
+            return (i, self.state.pointee.entries[i].token)
+        }
+        let slot = state.pointee.byPointer.slot(p, make: make)
+        return slot >= 0 ? state.pointee.byPointer[slot] : make(p)
     }
 
     public func startElement(_ name: UnsafePointer<CChar>, attributes: FlickrXMLAttributes) {
-        let element = entry(name)
-        sink.begin(element: entries[element].token, attributeCount: attributes.count)
-        var frame = Frame(name: element, textStart: text.count)
-        if attributes.count > 0 {
-            frame.attributes.reserveCapacity(attributes.count)
-            for i in 0..<attributes.count {
-                guard let key = attributes.name(at: i) else { continue }
-                let token = entries[entry(key)].token
-                frame.attributes.append(token)
-                attributes.withValue(at: i) { sink.attribute(token, value: $0) }
-            }
+        let element = entry(name).entry
+        sink.begin(element: state.pointee.entries[element].token, attributeCount: attributes.count)
+        let frame = Frame(name: element, attributeStart: state.pointee.attributes.count, attributeCount: attributes.count,
+                          childStart: state.pointee.children.count, textStart: state.pointee.text.count)
+        for i in 0..<attributes.count {
+            let key = attributes.name(at: i)
+            let token = key.map { entry($0).token } ?? -1
+            state.pointee.attributes.append(token)
+            if key != nil { attributes.withValue(at: i) { sink.attribute(token, value: $0) } }
         }
-        frames.append(frame)
+        state.pointee.frames.append(frame)
     }
 
     public func characters(_ piece: UnsafeRawBufferPointer) {
-        guard !frames.isEmpty else { return }
-        text.append(contentsOf: piece)
+        guard !state.pointee.frames.isEmpty else { return }
+        state.pointee.text.append(contentsOf: piece)
     }
 
     public func endElement() {
-        guard let frame = frames.popLast() else { return }
-        let name = entries[frame.name]
+        guard let frame = state.pointee.frames.popLast() else { return }
+        let name = state.pointee.entries[frame.name]
         var emptyList: Int?
-        if let child = name.emptyListChild, !frame.attributes.contains(child), !frame.children.contains(where: { $0.token == child }) {
+        if let child = name.emptyListChild,
+           !state.pointee.attributes[frame.attributeStart...].contains(child),
+           !state.pointee.children[frame.childStart...].contains(where: { $0.token == child }) {
             emptyList = child
         }
+        // Cut this element's part off the shared stacks: the parent's is on top again.
+        state.pointee.attributes.removeSubrange(frame.attributeStart...)
+        state.pointee.children.removeSubrange(frame.childStart...)
         let placement = place(name.token, text: name.text)
-        let hasText = text[frame.textStart...].contains { !Self.isSpace($0) }
+        let hasText = state.pointee.text[frame.textStart...].contains { !Self.isSpace($0) }
         if hasText {
-            text.withUnsafeBytes { all in
+            state.pointee.text.withUnsafeBytes { all in
                 sink.end(element: name.token, text: UnsafeRawBufferPointer(rebasing: all[frame.textStart...]),
                          emptyList: emptyList, placement: placement)
             }
         } else {
             sink.end(element: name.token, text: nil, emptyList: emptyList, placement: placement)
         }
-        text.removeSubrange(frame.textStart...)
-        if frames.isEmpty { rootName = name.text }
+        state.pointee.text.removeSubrange(frame.textStart...)
+        if state.pointee.frames.isEmpty { state.pointee.rootName = name.text }
     }
 
     /// Where the element `token` goes in the innermost open element; records it there.
     private func place(_ token: Int, text name: String) -> FlickrXMLPlacement {
-        guard !frames.isEmpty else { return .root }
-        let parent = frames.count - 1
-        if let i = frames[parent].children.firstIndex(where: { $0.token == token }) {
-            if frames[parent].children[i].isList { return .append }
-            frames[parent].children[i].isList = true
+        guard let frame = state.pointee.frames.last else { return .root }
+        if let i = state.pointee.children[frame.childStart...].firstIndex(where: { $0.token == token }) {
+            if state.pointee.children[i].isList { return .append }
+            state.pointee.children[i].isList = true
             return .listFromField
         }
-        let key = entries[frames[parent].name].token << 24 | token
+        let key = state.pointee.entries[frame.name].token << 24 | token
         let isList: Bool
-        if let known = listFacts[key] {
+        if let known = state.pointee.listFacts[key] {
             isList = known
         } else {
-            isList = rule.isList(parent: entries[frames[parent].name].text, child: name)
-            listFacts[key] = isList
+            isList = rule.isList(parent: state.pointee.entries[frame.name].text, child: name)
+            state.pointee.listFacts[key] = isList
         }
-        frames[parent].children.append((token, isList))
-        let clash = frames[parent].attributes.contains(token)
+        state.pointee.children.append((token, isList))
+        let clash = state.pointee.attributes[frame.attributeStart..<(frame.attributeStart + frame.attributeCount)].contains(token)
         if isList { return clash ? .newListOverAttribute : .newList }
         return clash ? .fieldOverAttribute : .field
     }

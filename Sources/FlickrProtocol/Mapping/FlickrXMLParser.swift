@@ -1,4 +1,9 @@
 import CFlickrXML
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Receives the events of one document from ``FlickrXMLParser`` (raw structure, no mapping).
 public protocol FlickrXMLEventHandler: AnyObject {
@@ -30,7 +35,7 @@ public struct FlickrXMLAttributes {
             return try body(UnsafeRawBufferPointer(start: nil, count: 0))
         }
         let raw = UnsafeRawBufferPointer(start: start, count: end - start)
-        guard raw.contains(UInt8(ascii: "&")) else { return try body(raw) }
+        guard memchr(start, Int32(UInt8(ascii: "&")), raw.count) != nil else { return try body(raw) }
         return try Self.decodingAmpersands(raw).withUnsafeBytes(body)
     }
 
