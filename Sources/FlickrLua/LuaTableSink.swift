@@ -94,20 +94,18 @@ final class LuaTableSink: FlickrXMLSink {
         do { try state.rawSet(in: table) } catch { n.pointee.failure = n.pointee.failure ?? error }
     }
 
-    func begin(element: Int, attributeCount: Int) {
+    func begin(element: Int, attributes: FlickrXMLSinkAttributes) {
         guard n.pointee.failure == nil else { return }
         guard state.ensureStack(6) else {
             n.pointee.failure = LuaError(kind: .conversion, message: "response nests too deep")
             return
         }
-        state.newTable(record: Int32(attributeCount))
-    }
-
-    func attribute(_ name: Int, value: UnsafeRawBufferPointer) {
-        guard n.pointee.failure == nil else { return }
-        pushName(name)
-        state.push(bytes: value)
-        set(in: -3)
+        state.newTable(record: Int32(attributes.count))
+        for i in 0..<attributes.count where attributes.tokens[i] >= 0 {
+            pushName(attributes.tokens[i])
+            attributes.withValue(at: i) { state.push(bytes: $0) }
+            set(in: -3)
+        }
     }
 
     func end(element: Int, text: UnsafeRawBufferPointer?, emptyList: Int?, placement: FlickrXMLPlacement) {

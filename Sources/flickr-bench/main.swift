@@ -78,8 +78,7 @@ struct Bench {
     final class NullSink: FlickrXMLSink {
         var count = 0
         func makeName(_ name: String) -> Int { count += 1; return count }
-        func begin(element: Int, attributeCount: Int) {}
-        func attribute(_ name: Int, value: UnsafeRawBufferPointer) {}
+        func begin(element: Int, attributes: FlickrXMLSinkAttributes) {}
         func end(element: Int, text: UnsafeRawBufferPointer?, emptyList: Int?, placement: FlickrXMLPlacement) {}
     }
 

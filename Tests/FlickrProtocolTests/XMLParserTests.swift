@@ -36,8 +36,7 @@ struct XMLParserTests {
         var names: [String] = []
         var placements: [String] = []
         func makeName(_ name: String) -> Int { names.append(name); return names.count - 1 }
-        func begin(element: Int, attributeCount: Int) {}
-        func attribute(_ name: Int, value: UnsafeRawBufferPointer) {}
+        func begin(element: Int, attributes: FlickrXMLSinkAttributes) {}
         func end(element: Int, text: UnsafeRawBufferPointer?, emptyList: Int?, placement: FlickrXMLPlacement) {
             placements.append("\(names[element]):\(placement)" + (emptyList.map { "+[\(names[$0])]" } ?? "")
                               + (text.map { "'" + String(decoding: $0, as: UTF8.self) } ?? ""))

@@ -74,14 +74,14 @@ final class FlickrTreeSink: FlickrXMLSink {
         return s.pointee.names.count - 1
     }
 
-    func begin(element: Int, attributeCount: Int) {
+    func begin(element: Int, attributes: FlickrXMLSinkAttributes) {
         var map = FlickrMap()
-        map.reserveCapacity(attributeCount + 2)
+        map.reserveCapacity(attributes.count + 2)
+        for i in 0..<attributes.count where attributes.tokens[i] >= 0 {
+            let value = attributes.withValue(at: i) { String(decoding: $0, as: UTF8.self) }
+            map.appendUnchecked(s.pointee.names[attributes.tokens[i]], .string(value))
+        }
         s.pointee.stack.append(map)
-    }
-
-    func attribute(_ name: Int, value: UnsafeRawBufferPointer) {
-        s.pointee.stack[s.pointee.stack.count - 1].appendUnchecked(s.pointee.names[name], .string(String(decoding: value, as: UTF8.self)))
     }
 
     func end(element: Int, text: UnsafeRawBufferPointer?, emptyList: Int?, placement: FlickrXMLPlacement) {

@@ -23,14 +23,28 @@ public protocol FlickrXMLSink: AnyObject {
     /// The token for a name not seen before in this parse (element, attribute, or a list
     /// name the rules add).
     func makeName(_ name: String) -> Int
-    /// An element opens; its attributes follow.
-    func begin(element: Int, attributeCount: Int)
-    /// An attribute of the element just begun (the value is valid only during the call).
-    func attribute(_ name: Int, value: UnsafeRawBufferPointer)
+    /// An element opens, with its attributes (valid only during the call).
+    func begin(element: Int, attributes: FlickrXMLSinkAttributes)
     /// The open element closes: `text` is its text (nil when it has none or only whitespace),
     /// `emptyList` a child name to give an empty list (when a plural element has no such child),
     /// `placement` where the element goes in its parent.
     func end(element: Int, text: UnsafeRawBufferPointer?, emptyList: Int?, placement: FlickrXMLPlacement)
+}
+
+/// The attributes of an element as a sink sees them: each name as the sink's token, each value
+/// with its entity references decoded. One call per element hands them all over.
+public struct FlickrXMLSinkAttributes {
+    /// The token of each attribute's name.
+    public let tokens: UnsafeBufferPointer<Int>
+    @usableFromInline let raw: FlickrXMLAttributes
+
+    public var count: Int { tokens.count }
+
+    /// The value of attribute `i` (valid only during `body`).
+    @inlinable
+    public func withValue<R>(at i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try raw.withValue(at: i, body)
+    }
 }
 
 /// The Flickr mapping rules, once, for every sink (README "Responses"): attributes → string
@@ -126,14 +140,16 @@ public final class FlickrXMLMapper: FlickrXMLEventHandler {
 
     public func startElement(_ name: UnsafePointer<CChar>, attributes: FlickrXMLAttributes) {
         let element = entry(name).entry
-        sink.begin(element: state.pointee.entries[element].token, attributeCount: attributes.count)
         let frame = Frame(name: element, attributeStart: state.pointee.attributes.count, attributeCount: attributes.count,
                           childStart: state.pointee.children.count, textStart: state.pointee.text.count)
         for i in 0..<attributes.count {
-            let key = attributes.name(at: i)
-            let token = key.map { entry($0).token } ?? -1
-            state.pointee.attributes.append(token)
-            if key != nil { attributes.withValue(at: i) { sink.attribute(token, value: $0) } }
+            // libxml2 always names an attribute; -1 would mark one without a name.
+            state.pointee.attributes.append(attributes.name(at: i).map { entry($0).token } ?? -1)
+        }
+        state.pointee.attributes.withUnsafeBufferPointer { all in
+            let mine = UnsafeBufferPointer(rebasing: all[frame.attributeStart...])
+            sink.begin(element: state.pointee.entries[element].token,
+                       attributes: FlickrXMLSinkAttributes(tokens: mine, raw: attributes))
         }
         state.pointee.frames.append(frame)
     }
