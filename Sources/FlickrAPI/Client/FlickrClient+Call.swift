@@ -177,16 +177,19 @@ extension FlickrClient {
         return e
     }
 
-    /// Runs `attempt` under the rate limiter, retrying per the context's policy.
-    func withRetries<T: Sendable>(method: String, isWrite: Bool,
+    /// Runs `attempt` under the rate limiter (API calls; image downloads pass `rateLimited:
+    /// false`), retrying per the context's policy.
+    func withRetries<T: Sendable>(method: String, isWrite: Bool, rateLimited: Bool = true,
                                   _ attempt: () async throws(FlickrError) -> T) async throws(FlickrError) -> T {
         var number = 0
         while true {
             number += 1
-            do {
-                try await limiter.acquire()
-            } catch {
-                throw FlickrError(kind: .cancelled, message: "cancelled", method: method)
+            if rateLimited {
+                do {
+                    try await limiter.acquire()
+                } catch {
+                    throw FlickrError(kind: .cancelled, message: "cancelled", method: method)
+                }
             }
             do {
                 return try await attempt()

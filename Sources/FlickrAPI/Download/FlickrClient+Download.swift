@@ -33,27 +33,13 @@ extension FlickrClient {
     ///   that cannot be written), `.cancelled`.
     public func download(from url: String, to path: String,
                          progress: DownloadProgress? = nil) async throws(FlickrError) -> DownloadOutcome {
-        let method = "download"
-        let policy = context.retryPolicy
-        var attempt = 0
-        while true {
-            attempt += 1
-            do {
-                var outcome = try await downloadOnce(from: url, to: path, progress: progress)
-                outcome.attempts = attempt
-                return outcome
-            } catch {
-                guard error.isTransient, attempt < policy.maxAttempts, !Task.isCancelled else { throw error }
-                if let after = error.retryAfter, after > policy.maxRetryAfter { throw error }
-                let delay = max(policy.backoff(afterAttempt: attempt), error.retryAfter ?? 0)
-                logger.debug("retrying \(method) of \(url) in \(FlickrError.format(delay)) s after \(error.kind.rawValue): \(error.message)")
-                do {
-                    try await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
-                } catch {
-                    throw FlickrError(kind: .cancelled, message: "cancelled", method: method)
-                }
-            }
+        var attempts = 0
+        var outcome = try await withRetries(method: "download", isWrite: false, rateLimited: false) { () async throws(FlickrError) in
+            attempts += 1
+            return try await downloadOnce(from: url, to: path, progress: progress)
         }
+        outcome.attempts = attempts
+        return outcome
     }
 
     /// One GET: skip, stream to the `.part` file and rename, or throw.

@@ -44,11 +44,9 @@ enum DownloadCommand {
             throw Invocation.UsageError(message: "--dir \(directory): cannot create it: \(error.localizedDescription)")
         }
 
-        let (session, server) = try await Subcommands.session(inv, env)
-        defer {
-            session.close()
-            if let server { Task.detached { try? await server.stop() } }
-        }
+        let opened = try await Subcommands.session(inv, env)
+        defer { opened.close() }
+        let session = opened.session
         let client = session.client
         guard !client.context.apiKey.isEmpty else { throw FlickrError.missingCredentials("API key", method: "download") }
 

@@ -20,11 +20,9 @@ enum Login {
         let store = ProfileStore(environment: env)
 
         // The app's key and secret: the sandbox's, or from options/environment/the profile.
-        let (session, server) = try await Subcommands.session(inv, env, profile: profileName)
-        defer {
-            session.close()
-            if let server { Task.detached { try? await server.stop() } }
-        }
+        let opened = try await Subcommands.session(inv, env, profile: profileName)
+        defer { opened.close() }
+        let session = opened.session
         var context = session.client.context
         guard !context.apiKey.isEmpty, !context.sharedSecret.isEmpty else {
             throw FlickrError.usage("flickr login needs your app's key and secret: set FLICKR_API_KEY and FLICKR_API_SECRET "
@@ -94,11 +92,9 @@ enum WhoAmI {
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
         let (_, words) = try Subcommands.options(args, spec: "whoami")
         guard words.isEmpty else { throw Invocation.UsageError(message: "unexpected argument '\(words[0])'") }
-        let (session, server) = try await Subcommands.session(inv, env)
-        defer {
-            session.close()
-            if let server { Task.detached { try? await server.stop() } }
-        }
+        let opened = try await Subcommands.session(inv, env)
+        defer { opened.close() }
+        let session = opened.session
         let context = session.client.context
         guard !context.apiKey.isEmpty else { throw FlickrError.missingCredentials("API key", method: "whoami") }
         guard context.hasOAuthToken || context.authToken != nil else {

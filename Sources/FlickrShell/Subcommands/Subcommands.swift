@@ -93,12 +93,23 @@ enum Subcommands {
         return (options, positional)
     }
 
+    /// A subcommand's session and, with `--sandbox`, the in-process server; ``close()`` ends both.
+    struct OpenSession {
+        let session: FlickrLuaSession
+        let server: FlickrSandboxServer?
+
+        func close() {
+            session.close()
+            if let server { Task.detached { try? await server.stop() } }
+        }
+    }
+
     /// The client for a subcommand: sandbox, or credentials from options, environment, profile.
-    static func session(_ invocation: Invocation, _ environment: [String: String], profile: String? = nil) async throws
-        -> (session: FlickrLuaSession, server: FlickrSandboxServer?) {
+    static func session(_ invocation: Invocation, _ environment: [String: String], profile: String? = nil) async throws -> OpenSession {
         var inv = invocation
         if let profile { inv.profile = profile }
-        return try await FlickrShell.makeSession(inv, environment: environment)
+        let (session, server) = try await FlickrShell.makeSession(inv, environment: environment)
+        return OpenSession(session: session, server: server)
     }
 }
 
@@ -119,11 +130,9 @@ enum Call {
             guard let parsed = HTTPVerb(rawValue: v.uppercased()) else { throw Invocation.UsageError(message: "--verb must be GET or POST") }
             verb = parsed
         }
-        let (session, server) = try await Subcommands.session(inv, env)
-        defer {
-            session.close()
-            if let server { Task.detached { try? await server.stop() } }
-        }
+        let opened = try await Subcommands.session(inv, env)
+        defer { opened.close() }
+        let session = opened.session
         guard !session.client.context.apiKey.isEmpty else { throw FlickrError.missingCredentials("API key", method: method) }
         let rsp: FlickrNode
         do throws(FlickrError) {

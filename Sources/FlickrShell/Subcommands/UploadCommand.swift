@@ -33,11 +33,9 @@ enum UploadCommand {
         if options["private"] != nil { (fields["is_public"], fields["is_friend"], fields["is_family"]) = ("0", "0", "0") }
         let async = options["async"] != nil
 
-        let (session, server) = try await Subcommands.session(inv, env)
-        defer {
-            session.close()
-            if let server { Task.detached { try? await server.stop() } }
-        }
+        let opened = try await Subcommands.session(inv, env)
+        defer { opened.close() }
+        let session = opened.session
         let client = session.client
         guard !client.context.apiKey.isEmpty else { throw FlickrError.missingCredentials("API key", method: "upload") }
         guard client.context.hasOAuthToken || client.context.authToken != nil else {
