@@ -10,6 +10,7 @@ Environment of the child: a throwaway HOME / XDG_* / INPUTRC, so no real profile
 ~/.inputrc is touched or read.
 """
 import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -87,6 +88,26 @@ class Session:
         return self.log.decode("utf-8", "replace")
 
 
+@contextlib.contextmanager
+def repl(a, home, args=("--sandbox",), env=None, first="first prompt", quit_with="\x04", expect_status=0, what="exit"):
+    """One REPL session, start to end: spawns `flickr ARGS` in a pty, waits for the first prompt
+    (`first=None`: the scenario does), yields the Session; on leaving normally sends `quit_with`
+    (Ctrl-D), waits for the exit and checks the status (`expect_status=None`: any). The child
+    is always closed, also when the scenario fails."""
+    s = Session(list(args), a.flickr, env if env is not None else base_env(home))
+    try:
+        if first is not None:
+            s.prompt(first)
+        yield s
+        if quit_with is not None:
+            s.send(quit_with)
+            status = s.finish(what)
+            if expect_status is not None and status != expect_status:
+                raise Fail(f"{what}: exit status {status}")
+    finally:
+        s.close()
+
+
 def base_env(home, color=False):
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -110,10 +131,17 @@ def ok(msg):
 
 # ---- scenarios ------------------------------------------------------------------------------
 
+def complete_and_echo(s, word):
+    """flickr.test.ec<TAB> completes in place to flickr.test.echo(, and the call then runs."""
+    s.send("flickr.test.ec\t")
+    s.expect("ho(", "unique completion of flickr.test.ec")
+    s.send('{ word = "%s" })\r' % word)
+    s.expect('word = { _text = "%s" }' % word, "echo result after completion")
+    s.prompt()
+
+
 def completion(a, home):
-    s = Session(["--sandbox"], a.flickr, base_env(home))
-    try:
-        s.prompt("first prompt")
+    with repl(a, home) as s:
         # ambiguous (geo. and get…): a second TAB lists the catalog's methods, the line stays
         s.send("flickr.photos.ge\t\t")
         m = s.expect(re.compile(rb"\r\ngeo\.(.|\n)*\n> flickr\.photos\.ge"), "listing of flickr.photos.ge")
@@ -129,11 +157,7 @@ def completion(a, home):
         s.expect("zes(", "getSi<TAB> completes to getSizes(")  # readline writes only what it inserts
         s.send("\x15")  # Ctrl-U: kill the line
         # unique: completes in place, then the call goes to the in-process sandbox
-        s.send("flickr.test.ec\t")
-        s.expect("ho(", "unique completion of flickr.test.ec")
-        s.send('{ word = "tabbed" })\r')
-        s.expect('word = { _text = "tabbed" }', "echo result after completion")
-        s.prompt()
+        complete_and_echo(s, "tabbed")
         ok("flickr.test.ec<TAB> → flickr.test.echo( and the call runs")
         s.send('string.fo\t"%d", 7)\r')
         s.expect('"7"', "string.fo<TAB>")
@@ -160,19 +184,10 @@ def completion(a, home):
         s.expect(re.compile(rb"\r\n0\r\n"), "calls after completing through an __index function")
         s.prompt()
         ok("completion never calls __index functions")
-        s.send("\x04")
-        status = s.finish()
-        if status != 0:
-            raise Fail(f"exit status {status}")
-    finally:
-        s.close()
-    return s
 
 
 def multiline(a, home):
-    s = Session(["--sandbox"], a.flickr, base_env(home))
-    try:
-        s.prompt()
+    with repl(a, home, quit_with=":quit\r") as s:
         s.send("for i = 1, 3 do\r")
         s.expect(re.compile(rb"\n>> $"), "continuation prompt after 'for ... do'")
         s.send("  print(i * 10)\r")
@@ -211,19 +226,10 @@ def multiline(a, home):
         s.expect(re.compile(rb"\r\n5\r\n"), "line after the pasted loop")
         s.prompt()
         ok("pasted multi-line input")
-        s.send(":quit\r")
-        status = s.finish()
-        if status != 0:
-            raise Fail(f"exit status {status}")
-    finally:
-        s.close()
-    return s
 
 
 def errors(a, home):
-    s = Session(["--sandbox"], a.flickr, base_env(home))
-    try:
-        s.prompt()
+    with repl(a, home) as s:
         s.send("local function inner() error('boom') end; inner()\r")
         s.expect("stdin:1: boom", "error message")
         s.expect("stack traceback:", "traceback header")
@@ -244,18 +250,10 @@ def errors(a, home):
         s.send("2 + 2\r")
         s.expect(re.compile(rb"\r\n4\r\n"), "REPL still evaluates after errors")
         s.prompt()
-        s.send("\x04")
-        if s.finish() != 0:
-            raise Fail("exit status")
-    finally:
-        s.close()
-    return s
 
 
 def commands(a, home):
-    s = Session(["--sandbox"], a.flickr, base_env(home))
-    try:
-        s.prompt()
+    with repl(a, home, quit_with=":quit\r") as s:
         s.send(":help\r")
         s.expect(":doc METHOD", ":help lists :doc")
         s.expect("flickr.walk", ":help includes the flickr overview")
@@ -282,13 +280,7 @@ def commands(a, home):
         s.expect("unknown command :frobnicate", "unknown command")
         s.prompt()
         ok(":help, :doc, :time, local note, _PROMPT, unknown command")
-        s.send(":quit\r")
-        if s.finish() != 0:
-            raise Fail("exit status after :quit")
-        ok(":quit exits 0")
-    finally:
-        s.close()
-    return s
+    ok(":quit exits 0")
 
 
 def start_sandbox(a, latency):
@@ -312,51 +304,41 @@ def start_sandbox(a, latency):
 
 def cancel(a, home):
     proc, v = start_sandbox(a, 5000)
-    s = None
     try:
         env = base_env(home)
         env.update({"FLICKR_API_KEY": v["api_key"], "FLICKR_API_SECRET": v["api_secret"],
                     "FLICKR_OAUTH_TOKEN": v["oauth_token"], "FLICKR_OAUTH_TOKEN_SECRET": v["oauth_token_secret"]})
-        s = Session(["--endpoint", v["url"]], a.flickr, env)
-        s.prompt()
-        s.send("r = flickr.test.echo{ slow = 'yes' }\r")
-        time.sleep(0.7)  # the request is on its way (the sandbox holds it for 5 s)
-        t0 = time.monotonic()
-        s.send("\x03")
-        s.expect(re.compile(rb"interrupted!"), "cancelled call reports interrupted!")
-        s.prompt("prompt after cancelling")
-        elapsed = time.monotonic() - t0
-        print(f"cancel_seconds={elapsed:.3f}", flush=True)
-        if elapsed >= 4.0:
-            raise Fail(f"Ctrl-C took {elapsed:.2f} s to cancel a 5 s call")
-        ok(f"Ctrl-C cancelled a call to a --latency 5000 sandbox in {elapsed:.2f} s, prompt back")
-        # the same cancel inside pcall: the error value says what happened
-        s.send("ok, e = pcall(flickr.test.echo, {})\r")
-        time.sleep(0.7)
-        s.send("\x03")
-        s.prompt("prompt after a second cancel")
-        s.send("e.kind\r")
-        s.expect('"cancelled"', "error kind cancelled")
-        s.prompt()
-        ok("the error of a cancelled call has kind 'cancelled'")
-        s.send("\x04")
-        if s.finish() != 0:
-            raise Fail("exit status")
+        with repl(a, home, args=["--endpoint", v["url"]], env=env) as s:
+            s.send("r = flickr.test.echo{ slow = 'yes' }\r")
+            time.sleep(0.7)  # the request is on its way (the sandbox holds it for 5 s)
+            t0 = time.monotonic()
+            s.send("\x03")
+            s.expect(re.compile(rb"interrupted!"), "cancelled call reports interrupted!")
+            s.prompt("prompt after cancelling")
+            elapsed = time.monotonic() - t0
+            print(f"cancel_seconds={elapsed:.3f}", flush=True)
+            if elapsed >= 4.0:
+                raise Fail(f"Ctrl-C took {elapsed:.2f} s to cancel a 5 s call")
+            ok(f"Ctrl-C cancelled a call to a --latency 5000 sandbox in {elapsed:.2f} s, prompt back")
+            # the same cancel inside pcall: the error value says what happened
+            s.send("ok, e = pcall(flickr.test.echo, {})\r")
+            time.sleep(0.7)
+            s.send("\x03")
+            s.prompt("prompt after a second cancel")
+            s.send("e.kind\r")
+            s.expect('"cancelled"', "error kind cancelled")
+            s.prompt()
+            ok("the error of a cancelled call has kind 'cancelled'")
     finally:
-        if s:
-            s.close()
         proc.terminate()
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
-    return s
 
 
 def interrupt(a, home):
-    s = Session(["--sandbox"], a.flickr, base_env(home))
-    try:
-        s.prompt()
+    with repl(a, home) as s:
         # Ctrl-C while editing clears the line
         s.send("this would be a syntax error")
         s.send("\x03")
@@ -385,20 +367,12 @@ def interrupt(a, home):
         s.send("'alive'\r")
         s.expect('"alive"', "still alive after two Ctrl-Cs")
         ok("two Ctrl-Cs during a busy loop interrupt it and don't kill the process")
-        s.send("\x04")
-        if s.finish() != 0:
-            raise Fail("exit status")
-    finally:
-        s.close()
-    return s
 
 
 def history(a, home):
     env = base_env(home)
     path = os.path.join(home, "state", "flickr", "history")
-    s = Session(["--sandbox"], a.flickr, env)
-    try:
-        s.prompt()
+    with repl(a, home, env=env, what="first run") as s:
         s.send("40 + 2\r")
         s.expect(re.compile(rb"\r\n42\r\n"), "first run value")
         s.prompt()
@@ -411,11 +385,6 @@ def history(a, home):
         s.prompt()
         s.send("'last one'\r")
         s.prompt()
-        s.send("\x04")
-        if s.finish("first run") != 0:
-            raise Fail("first run exit status")
-    finally:
-        s.close()
     if not os.path.exists(path):
         raise Fail(f"no history file at {path}")
     with open(path, encoding="utf-8") as f:
@@ -423,9 +392,7 @@ def history(a, home):
     if "for i = 1, 2 do\nprint('loop', i)\nend" not in saved:
         raise Fail(f"multi-line chunk not saved whole: {saved!r}")
     ok("Ctrl-D saved the history file with the multi-line chunk")
-    s2 = Session(["--sandbox"], a.flickr, env)
-    try:
-        s2.prompt()
+    with repl(a, home, env=env, quit_with=":quit\r", what="second run") as s2:
         s2.send("\x1b[A\x1b[A")   # Up twice: the for loop, whole
         s2.expect("end", "the multi-line entry is recalled whole")
         s2.send("\r")
@@ -439,50 +406,32 @@ def history(a, home):
         s2.expect(re.compile(rb"\r\n42\r\n"), "found entry runs")
         s2.prompt()
         ok("Ctrl-R finds '40 + 2' from the previous run")
-        s2.send(":quit\r")
-        if s2.finish("second run") != 0:
-            raise Fail("second run exit status")
-    finally:
-        s2.close()
-    return s2
 
 
 def color(a, home):
     # colour on a terminal without NO_COLOR …
-    s = Session(["--sandbox"], a.flickr, base_env(home, color=True))
-    try:
+    with repl(a, home, env=base_env(home, color=True), expect_status=None, first=None) as s:
         s.expect("> ", "prompt")
         s.send("{ 1, 'two', x = true }\r")
         s.expect("true", "coloured value")
         s.expect("> ", "prompt")
-        s.send("\x04")
-        s.finish()
-    finally:
-        s.close()
     if not SGR.search(bytes(s.log)):
         raise Fail("no colour on a terminal without NO_COLOR (the NO_COLOR check would prove nothing)")
     ok("colour sequences on a terminal")
     # … and none at all under NO_COLOR or --no-color
     for args, env, label in ((["--sandbox"], base_env(home), "NO_COLOR=1"),
                              (["--no-color", "--sandbox"], base_env(home, color=True), "--no-color")):
-        s = Session(args, a.flickr, env)
-        try:
-            s.prompt()
+        with repl(a, home, args=args, env=env, expect_status=None) as s:
             s.send("{ 1, 'two', x = true }\r")
             s.expect('{ 1, "two", x = true }', "plain value")
             s.prompt()
             s.send("error('red?')\r")
             s.expect("stack traceback", "error")
             s.prompt()
-            s.send("\x04")
-            s.finish()
-        finally:
-            s.close()
         found = SGR.findall(bytes(s.log))
         if found:
             raise Fail(f"{label}: colour sequences in the output: {found[:5]}")
         ok(f"{label}: no SGR sequence anywhere in the pty output")
-    return s
 
 
 def plain(a, home):
@@ -503,32 +452,18 @@ def plain(a, home):
     if r.returncode != 0:
         raise Fail(f"plain stdin: exit status {r.returncode}")
     ok("non-terminal stdin: same evaluation, no escape sequences, exit 0 at end of input")
-    return None
 
 
 def installed(a, home):
     """The installed command (--flickr may be a wrapper that hides the checkout): shipped Lua
     compiled in — the pretty printer and catalog completion work with no lua/ directory."""
-    s = Session(["--sandbox"], a.flickr, base_env(home))
-    try:
-        s.prompt("first prompt")
+    with repl(a, home) as s:
         s.send("{ b = 1, a = { 1, 2.0 }, 'x' }\r")
         s.expect('{ "x", a = { 1, 2.0 }, b = 1 }', "pretty printed table")
         s.prompt()
         ok("tables print through the compiled-in flickr.pretty")
-        s.send("flickr.test.ec\t")
-        s.expect("ho(", "completion of flickr.test.ec from the compiled-in catalog")
-        s.send('{ word = "installed" })\r')
-        s.expect('word = { _text = "installed" }', "echo result")
-        s.prompt()
-        ok("flickr.test.ec<TAB> completes and the call runs")
-        s.send("\x04")
-        status = s.finish()
-        if status != 0:
-            raise Fail(f"exit status {status}")
-    finally:
-        s.close()
-    return s
+        complete_and_echo(s, "installed")
+        ok("flickr.test.ec<TAB> completes from the compiled-in catalog and the call runs")
 
 
 SCENARIOS = {f.__name__: f for f in (completion, multiline, errors, commands, cancel, interrupt, history, color, plain,
