@@ -41,6 +41,8 @@ final class LuaHost: @unchecked Sendable {
 
     let main: OpaquePointer
     let flags: OpaquePointer
+    /// The state's allocator (small blocks from size classes; see CLuaShim's heap.c).
+    let heap: OpaquePointer
     let inbox = Mutex(Inbox())
     private let stackSize: Int
     private nonisolated(unsafe) var thread = pthread_t()
@@ -70,12 +72,20 @@ final class LuaHost: @unchecked Sendable {
     init(stackSize: Int, hookInterval: Int32, openLibraries: Bool, ignoreEnvironment: Bool = false) throws(LuaError) {
         LuaFunctionBox.installTrampoline
         guard let L = luaL_newstate() else { throw LuaError(kind: .memory, message: "cannot create a Lua state") }
+        guard let h = lk_heap_new() else {
+            lua_close(L)
+            throw LuaError(kind: .memory, message: "cannot create the Lua heap")
+        }
+        // Lua tables and strings are mostly small blocks: size classes recycle them cheaply.
+        lua_setallocf(L, lk_heap_alloc, UnsafeMutableRawPointer(h))
+        heap = h
         main = L
         current = L
         self.stackSize = stackSize
         // The hook and the extra space come first: coroutines copy both from the main thread.
         guard let f = lk_host_attach(L, nil, hookInterval) else {
             lua_close(L)
+            lk_heap_free(h)
             throw LuaError(kind: .memory, message: "cannot create the Lua host")
         }
         if ignoreEnvironment {
@@ -87,6 +97,7 @@ final class LuaHost: @unchecked Sendable {
         if openLibraries, lk_popenlibs(L) != LUA_OK {
             let message = lk_tostring(L, -1).map { String(cString: $0) } ?? "?"
             lua_close(L)
+            lk_heap_free(h)
             lk_host_free(f)
             throw LuaError(kind: .runtime, message: "cannot open the standard libraries: \(message)")
         }
@@ -112,6 +123,7 @@ final class LuaHost: @unchecked Sendable {
             Unmanaged<LuaHost>.fromOpaque(context).release()
             closed = true
             lua_close(main)
+            lk_heap_free(heap)
             throw LuaError(kind: .memory, message: "cannot start the Lua thread (error \(rc))")
         }
         pthread_detach(thread)
@@ -162,6 +174,7 @@ final class LuaHost: @unchecked Sendable {
         deliveries.removeAll()
         raisedErrors.removeAll()
         lua_close(main)
+        lk_heap_free(heap)
         finished.signal()
     }
 

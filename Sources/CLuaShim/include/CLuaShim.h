@@ -134,6 +134,18 @@ void lk_host_wake(lk_host *h);
 /* Sleeps until woken (sem_wait, retried on EINTR). */
 void lk_host_sleep(lk_host *h);
 
+/* ---- A small-block heap for a Lua state (heap.c) ------------------------------------------ */
+
+/* Blocks of up to 512 bytes in 16-byte size classes, recycled through free lists, carved from
+ * 256 KiB chunks; larger ones from malloc. For lua_setallocf right after the state is created
+ * (blocks the default allocator made before are handed back safely). One thread at a time. */
+typedef struct lk_heap lk_heap;
+lk_heap *lk_heap_new(void);
+/* Frees every chunk; call after lua_close. */
+void lk_heap_free(lk_heap *h);
+/* The lua_Alloc function; `ud` is the heap. */
+void *lk_heap_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+
 /* ---- 4. Function-like macros ----------------------------------------------------------------- */
 
 static inline int lk_registryindex(void) { return LUA_REGISTRYINDEX; }

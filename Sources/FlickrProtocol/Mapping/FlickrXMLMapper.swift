@@ -58,6 +58,10 @@ public final class FlickrXMLMapper: FlickrXMLEventHandler {
         var token: Int
         var text: String
         var emptyListChild: Int?
+        /// The attribute names this element had last time (interned pointers) and their tokens:
+        /// elements of one kind repeat one sequence (every <photo> has the same attributes), so
+        /// a pointer comparison usually replaces a lookup per attribute.
+        var lastAttributes: [(name: UnsafeRawPointer, token: Int)] = []
     }
 
     /// An open element. Its attribute tokens, child records and text live in three shared
@@ -142,9 +146,28 @@ public final class FlickrXMLMapper: FlickrXMLEventHandler {
         let element = entry(name).entry
         let frame = Frame(name: element, attributeStart: state.pointee.attributes.count, attributeCount: attributes.count,
                           childStart: state.pointee.children.count, textStart: state.pointee.text.count)
-        for i in 0..<attributes.count {
-            // libxml2 always names an attribute; -1 would mark one without a name.
-            state.pointee.attributes.append(attributes.name(at: i).map { entry($0).token } ?? -1)
+        let count = attributes.count
+        let known = state.pointee.entries[element].lastAttributes
+        var same = known.count == count
+        if same {
+            for i in 0..<count where attributes.name(at: i).map(UnsafeRawPointer.init) != known[i].name {
+                same = false
+                break
+            }
+        }
+        if same {
+            for i in 0..<count { state.pointee.attributes.append(known[i].token) }
+        } else {
+            var seen: [(name: UnsafeRawPointer, token: Int)] = []
+            seen.reserveCapacity(count)
+            for i in 0..<count {
+                // libxml2 always names an attribute; -1 would mark one without a name.
+                let key = attributes.name(at: i)
+                let token = key.map { entry($0).token } ?? -1
+                state.pointee.attributes.append(token)
+                if let key { seen.append((UnsafeRawPointer(key), token)) }
+            }
+            if seen.count == count { state.pointee.entries[element].lastAttributes = seen }
         }
         state.pointee.attributes.withUnsafeBufferPointer { all in
             let mine = UnsafeBufferPointer(rebasing: all[frame.attributeStart...])
