@@ -68,6 +68,16 @@ import NIOCore
 }
 
 @Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct MultipartTests {
+    @Test func fileChunksReportProgressAtLeastEveryPercentOr256KiB() {
+        #expect(FlickrClient.progressChunkLength(fileSize: 180_000) == 1_800)        // 1 %: a hundred steps
+        #expect(FlickrClient.progressChunkLength(fileSize: 10 << 30) == 256 << 10)   // 256 KiB at most
+        #expect(FlickrClient.progressChunkLength(fileSize: 5_000) == 1_024)          // and 1 KiB at least
+        for size: Int64 in [1, 90_000, 1 << 20, 25 << 20, 1 << 40] {
+            let chunk = FlickrClient.progressChunkLength(fileSize: size)
+            #expect(chunk <= max(1_024, size / 100) && chunk <= 256 << 10)
+        }
+    }
+
     @Test func layoutAndProgress() async throws {
         final class Log: @unchecked Sendable { var events: [(Int64, Int64?)] = [] }
         let log = Log()

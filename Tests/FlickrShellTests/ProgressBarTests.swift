@@ -27,6 +27,39 @@ import FlickrTestSupport
 }
 
 @Suite(.timeLimit(.minutes(1)), .tags(.unit), .kind("unit"))
+struct BatchProgressTests {
+    /// Percentages and byte counts shown by each frame of `upload`/`download`'s line.
+    static func frames(total: Int64, step: Int64) -> [(percent: Int, done: Int64)] {
+        let drawn = Mutex<[(Int, Int64)]>([])
+        let last = Mutex<Int64>(0)
+        let line = BatchProgress(verb: "uploading", files: 2, batchTotal: 2 * total) { text in
+            guard let percent = text.firstMatch(of: /\]\s+(\d+)%/).flatMap({ Int($0.1) }) else { return }
+            drawn.withLock { $0.append((percent, last.withLock { $0 })) }
+        }
+        line.begin("a.jpg", index: 1)
+        var done: Int64 = 0
+        while done < total {
+            done = min(total, done + step)
+            last.withLock { $0 = done }
+            line.report(done, total)
+        }
+        line.end(bytes: total)
+        return drawn.withLock { $0 }
+    }
+
+    @Test func redrawsAtLeastEveryPercentOr256KiB() {
+        // A small file in 1 KiB steps: a frame for every whole percent.
+        let small = Self.frames(total: 180_000, step: 1024)
+        #expect(small.first?.percent == 0 && small.last?.percent == 100)
+        #expect(zip(small, small.dropFirst()).allSatisfy { $1.percent - $0.percent <= 1 })
+        // A large file in 64 KiB steps: never more than 256 KiB between two frames.
+        let large = Self.frames(total: 64 << 20, step: 64 << 10)
+        #expect(large.last?.percent == 100)
+        #expect(zip(large, large.dropFirst()).allSatisfy { $1.done - $0.done <= 256 << 10 })
+    }
+}
+
+@Suite(.timeLimit(.minutes(1)), .tags(.unit), .kind("unit"))
 struct ProgressBarTerminalTests {
     @Test func uploadWithoutCallbackDrawsTheBarOnATerminal() async throws {
         let world = try CommandWorld("progress")
