@@ -26,7 +26,7 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
     @Option(name: .customLong("state"), help: "Directory that keeps the state across restarts.")
     var stateDirectory: String?
 
-    @Option(help: "Injected failures, e.g. 5xx=0.1,429=0.05,reset=0.01,truncate=0.01,html=0.02.")
+    @Option(help: "Injected failures, e.g. 5xx=0.1,429=0.05,reset=0.01,truncate=0.01,html=0.02,105=0.01,106=0.01.")
     var faults: String?
 
     @Option(name: .customLong("image-faults"), help: "Injected failures of /static/ image downloads, same syntax as --faults.")

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import FlickrSandbox
+@testable import FlickrSandbox
 import Foundation
 import NIOCore
 import Testing
@@ -126,6 +126,37 @@ struct FaultTests {
             // Faster once it is switched off (well under the injected delay).
             let fast = try await clock.measure { _ = try await TestHTTP.get(url) }
             #expect(fast < slow)
+        }
+    }
+
+    @Test("105 and 106 answer Flickr's own errors with HTTP 200; 106 fails writes only, and the write does not happen")
+    func transientAPIErrors() async throws {
+        try await withSandbox(SandboxConfiguration()) { server in
+            let client = SandboxClient.writer(server)
+            let mine = try await client.ok("flickr.photos.search", [("user_id", "me"), ("per_page", "1")], verb: "GET")
+            let photo = try #require(XMLProbe.attributes("id", of: "photo", in: mine).first)
+            await server.setFaults(try FaultSpec.parse("105=1"))
+            let xml = try await client.call("flickr.test.echo", [("a", "1")], verb: "GET")
+            #expect(xml.status == 200 && XMLProbe.errorCode(xml.body) == 105 && xml.body.contains("Service currently unavailable"))
+            let json = try await client.call("flickr.test.echo", [("a", "1")], verb: "GET", json: true)
+            #expect(json.status == 200 && json.body.contains("\"code\":105"), "\(json.body)")
+            await server.setFaults(try FaultSpec.parse("106=1"))
+            let write = try await client.call("flickr.photos.addTags", [("photo_id", photo), ("tags", "fault106")])
+            #expect(write.status == 200 && XMLProbe.errorCode(write.body) == 106 && write.body.contains("Write operation failed"))
+            let read = try await client.call("flickr.photos.getInfo", [("photo_id", photo)], verb: "GET")
+            #expect(read.status == 200 && read.body.contains("<rsp stat=\"ok\">") && !read.body.contains("fault106"),
+                    "a read answers normally and the failed write left no tag")
+            await server.setFaults(.none)
+        }
+    }
+
+    @Test("flickr.test.echo leaves out argument names that are not XML names, so its answer stays well-formed")
+    func echoOfOddNames() async throws {
+        try await withSandbox(SandboxConfiguration()) { server in
+            let r = try await SandboxClient.writer(server).call("flickr.test.echo", [("a b", "c"), ("1x", "d"), ("ok_name", "e")], verb: "GET")
+            #expect(r.status == 200 && r.body.contains("<ok_name>e</ok_name>") && !r.body.contains("<a b>") && !r.body.contains("<1x>"))
+            #expect(throws: Never.self) { _ = try XMLNode.read(r.body) }
+            #expect(XMLNode.isName("photo_id") && XMLNode.isName("é.x-1") && !XMLNode.isName("a b") && !XMLNode.isName("1x") && !XMLNode.isName(""))
         }
     }
 }

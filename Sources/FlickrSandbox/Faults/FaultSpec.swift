@@ -12,9 +12,14 @@ public enum FaultKind: String, Sendable, CaseIterable, Hashable {
     case truncate
     /// A 200 carrying an HTML page instead of XML/JSON.
     case html
+    /// Flickr's API error 105 "Service currently unavailable" (HTTP 200), on REST calls.
+    case unavailable = "105"
+    /// Flickr's API error 106 "Write operation failed" (HTTP 200), on REST write calls; the
+    /// write does not happen. (Drawn for a read, it answers normally.)
+    case writeFailed = "106"
 }
 
-/// Probabilities of injected failures, e.g. `5xx=0.1,429=0.05,reset=0.01,truncate=0.01,html=0.02`.
+/// Probabilities of injected failures, e.g. `5xx=0.1,429=0.05,reset=0.01,truncate=0.01,html=0.02,105=0.01,106=0.01`.
 public struct FaultSpec: Sendable, Hashable {
     /// No injected failures.
     public static let none = FaultSpec(probabilities: [:])

@@ -65,10 +65,12 @@ struct SandboxResponder: HTTPResponder {
         if latency > 0 { try? await Task.sleep(for: .milliseconds(latency)) }
 
         var truncate = false
+        var apiFault: FaultKind?
         let api = route == .rest || route == .upload || route == .replace
         if api || route == .image {
             if api { guard engine.controls.admit() else { return Self.response(Self.tooManyRequests()) } }
-            switch api ? engine.controls.drawFault() : engine.controls.drawImageFault() {
+            let drawn = api ? engine.controls.drawFault() : engine.controls.drawImageFault()
+            switch drawn {
             case .reset?:
                 await Self.reset(context.channel)
                 throw ConnectionDropped()
@@ -80,6 +82,9 @@ struct SandboxResponder: HTTPResponder {
                 return Self.response(.html(200, Self.maintenancePage))
             case .truncate?:
                 truncate = true
+            case .unavailable?, .writeFailed?:
+                // Flickr's own error answers, on REST calls only (decided once the method is known).
+                if route == .rest { apiFault = drawn }
             case nil:
                 break
             }
@@ -117,7 +122,12 @@ struct SandboxResponder: HTTPResponder {
                 sandboxRequest.body = Self.formFields(contentType: contentType, bytes: Array(buffer.readableBytesView))
             }
             switch route {
-            case .rest: reply = engine.handleREST(sandboxRequest)
+            case .rest:
+                if let failure = apiFault.flatMap({ Self.apiFailure($0, for: sandboxRequest) }) {
+                    reply = ResponseFormat(sandboxRequest.parameters).orXML.render(failure)
+                } else {
+                    reply = engine.handleREST(sandboxRequest)
+                }
             case .requestToken: reply = engine.handleRequestToken(sandboxRequest)
             case .authorize: reply = engine.handleAuthorize(sandboxRequest)
             case .accessToken: reply = engine.handleAccessToken(sandboxRequest)
@@ -162,6 +172,19 @@ struct SandboxResponder: HTTPResponder {
         <body><h1>Flickr will be back soon</h1><p>We're doing some maintenance. Please try again in a few minutes.</p></body></html>
 
         """
+
+    /// The API error of a drawn 105/106 fault for this call, or nil when it does not apply
+    /// (106 only fails writes, as on Flickr; the write then does not happen).
+    static func apiFailure(_ kind: FaultKind, for request: SandboxRequest) -> APIFailure? {
+        switch kind {
+        case .unavailable: return APIFailure(105, "Service currently unavailable")
+        case .writeFailed:
+            guard let name = request.parameters["method"], let method = MethodCatalog.shared.method(name),
+                  method.perms >= .write else { return nil }
+            return APIFailure(106, "Write operation failed")
+        default: return nil
+        }
+    }
 
     static func tooManyRequests() -> SandboxReply {
         .html(429, "<html><body><h1>429 Too Many Requests</h1>\nYou have sent too many requests in a given amount of time.\n</body></html>",

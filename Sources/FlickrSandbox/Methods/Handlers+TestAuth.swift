@@ -3,7 +3,9 @@ import FlickrProtocol
 extension SandboxEngine {
     static let testAndAuthHandlers: [String: MethodHandler] = [
         "flickr.test.echo": { _, call in
-            .nodes(call.request.plainPairs.map { XMLNode.text($0.0, $0.1) })
+            // Argument names that are not XML names (`a b`, `1x`) cannot be elements: they are
+            // left out, so the answer stays well-formed.
+            .nodes(call.request.plainPairs.filter { XMLNode.isName($0.0) }.map { XMLNode.text($0.0, $0.1) })
         },
         "flickr.test.null": { _, _ in .empty },
         "flickr.test.login": { engine, call in

@@ -91,6 +91,12 @@ enum ResponseFormat: Sendable {
     case json(callback: String?)
     case unknown(String)
 
+    /// XML for an unknown format (how Flickr answers a failure it reports before the format).
+    var orXML: ResponseFormat {
+        if case .unknown = self { return .xml }
+        return self
+    }
+
     init(_ params: [String: String]) {
         switch params["format"] ?? "rest" {
         case "rest", "", "xml": self = .xml

@@ -32,6 +32,13 @@ struct XMLNode: Sendable, Hashable {
         self.listChildren = lists
     }
 
+    /// Whether `name` can be an element or attribute name (XML 1.0's Name, without the colon of
+    /// namespaces): a letter or `_` first, then letters, digits, `_`, `-`, `.`.
+    static func isName(_ name: String) -> Bool {
+        guard let first = name.first, first.isLetter || first == "_" else { return false }
+        return name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }
+    }
+
     /// A text-only element such as `<title>Sunset</title>`.
     static func text(_ name: String, _ text: String) -> XMLNode { XMLNode(name, text: text) }
 
