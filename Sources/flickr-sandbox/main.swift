@@ -38,6 +38,9 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
     @Option(help: "Milliseconds added to every answer.")
     var latency = 0
 
+    @Option(name: .customLong("log"), help: "Append one JSON line per request to this file (never a secret).")
+    var logFile: String?
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         if let rateLimit, rateLimit < 1 { throw ValidationError("--rate-limit must be at least 1") }
@@ -48,10 +51,11 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let configuration = SandboxConfiguration(
+        var configuration = SandboxConfiguration(
             host: host, port: port, dataFile: dataFile, stateDirectory: stateDirectory,
             faults: try faults.map(FaultSpec.parse) ?? .none, imageFaults: try imageFaults.map(FaultSpec.parse) ?? .none,
             rateLimit: rateLimit, latencyMilliseconds: latency)
+        configuration.logFile = logFile
         let server: FlickrSandboxServer
         do {
             server = try await FlickrSandboxServer.start(configuration)

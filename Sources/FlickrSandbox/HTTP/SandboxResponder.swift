@@ -24,6 +24,8 @@ struct ConnectionDropped: Error {}
 struct SandboxResponder: HTTPResponder {
     typealias Context = SandboxRequestContext
     let engine: SandboxEngine
+    /// `--log FILE`, when given.
+    var log: AccessLog? = nil
 
     /// Largest non-upload body accepted.
     static let maxFormBody = 8 << 20
@@ -49,6 +51,22 @@ struct SandboxResponder: HTTPResponder {
     }
 
     func respond(to request: Request, context: Context) async throws -> Response {
+        let entry = AccessLog.Entry()
+        entry.http = request.method.rawValue
+        do {
+            let response = try await respond(to: request, context: context, noting: entry)
+            if entry.status == nil { entry.status = Int(response.status.code) }
+            log?.append(entry)
+            return response
+        } catch {
+            entry.status = nil  // dropped on purpose (a fault) or failed: no answer was sent
+            log?.append(entry)
+            throw error
+        }
+    }
+
+    /// Answers one request; what it learns on the way goes into `entry` (for the access log).
+    private func respond(to request: Request, context: Context, noting entry: AccessLog.Entry) async throws -> Response {
         var request = request
         let target = request.head.path ?? "/"
         let path: String
@@ -61,6 +79,8 @@ struct SandboxResponder: HTTPResponder {
             queryString = ""
         }
         let route = Self.route(path)
+        entry.path = path
+        entry.note(FormEncoding.parse(queryString).reduce(into: [:]) { $0[$1.0] = $1.1 })
         let latency = engine.controls.latencyMilliseconds
         if latency > 0 { try? await Task.sleep(for: .milliseconds(latency)) }
 
@@ -68,18 +88,18 @@ struct SandboxResponder: HTTPResponder {
         var apiFault: FaultKind?
         let api = route == .rest || route == .upload || route == .replace
         if api || route == .image {
-            if api { guard engine.controls.admit() else { return Self.response(Self.tooManyRequests()) } }
+            if api { guard engine.controls.admit() else { return entry.answer(Self.tooManyRequests()) } }
             let drawn = api ? engine.controls.drawFault() : engine.controls.drawImageFault()
             switch drawn {
             case .reset?:
                 await Self.reset(context.channel)
                 throw ConnectionDropped()
             case .serverError?:
-                return Self.response(Self.serverError(Bool.random() ? 502 : 503))
+                return entry.answer(Self.serverError(Bool.random() ? 502 : 503))
             case .tooManyRequests?:
-                return Self.response(Self.tooManyRequests())
+                return entry.answer(Self.tooManyRequests())
             case .html?:
-                return Self.response(.html(200, Self.maintenancePage))
+                return entry.answer(.html(200, Self.maintenancePage))
             case .truncate?:
                 truncate = true
             case .unavailable?, .writeFailed?:
@@ -117,7 +137,7 @@ struct SandboxResponder: HTTPResponder {
         default:
             if request.method == .post {
                 guard let buffer = try? await request.collectBody(upTo: Self.maxFormBody) else {
-                    return Self.response(.html(413, "<html><body><h1>413 Request Entity Too Large</h1></body></html>\n"))
+                    return entry.answer(.html(413, "<html><body><h1>413 Request Entity Too Large</h1></body></html>\n"))
                 }
                 sandboxRequest.body = Self.formFields(contentType: contentType, bytes: Array(buffer.readableBytesView))
             }
@@ -134,6 +154,8 @@ struct SandboxResponder: HTTPResponder {
             default: reply = engine.handleLegacyLogin(sandboxRequest)
             }
         }
+        entry.note(sandboxRequest.parameters)
+        entry.note(reply)
         if truncate { return Self.truncated(reply, channel: context.channel) }
         return Self.response(reply)
     }
@@ -279,5 +301,13 @@ struct SandboxResponder: HTTPResponder {
             try await writer.write(ByteBuffer(bytes: chunk))
         }
         try await writer.finish(nil)
+    }
+}
+
+extension AccessLog.Entry {
+    /// Notes an answer made before the request was read (a fault, the rate limit) and makes it.
+    func answer(_ reply: SandboxReply) -> Response {
+        note(reply)
+        return SandboxResponder.response(reply)
     }
 }

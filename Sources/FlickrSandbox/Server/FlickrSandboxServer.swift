@@ -51,7 +51,7 @@ public final class FlickrSandboxServer: Sendable {
 
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
-            responder: SandboxResponder(engine: engine),
+            responder: SandboxResponder(engine: engine, log: try configuration.logFile.map(AccessLog.init(path:))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port),
                                  serverName: nil),
             onServerRunning: { channel in

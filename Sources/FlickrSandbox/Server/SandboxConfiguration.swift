@@ -20,6 +20,8 @@ public struct SandboxConfiguration: Sendable {
     public var rateLimit: Int? = nil
     /// `--latency MS`: delay added to every answer.
     public var latencyMilliseconds: Int = 0
+    /// `--log FILE`: one JSON line per request appended to this file (see ``FlickrSandboxServer``).
+    public var logFile: String? = nil
 
     /// Memberwise, with the defaults above.
     public init(host: String = "127.0.0.1", port: Int = 0, dataFile: String? = nil, stateDirectory: String? = nil,
