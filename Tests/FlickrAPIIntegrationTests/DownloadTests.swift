@@ -80,7 +80,12 @@ struct DownloadTests {
     }
 
     @Test func failuresOfTheImageHost() async throws {
-        try await SandboxHarness.with(retry: RetryPolicy(maxAttempts: 10, baseDelay: 0.01, maxDelay: 0.05)) { h in
+        // The access log tells the test when the image host has answered 429.
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("download-log-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        var configuration = SandboxConfiguration()
+        configuration.logFile = log
+        try await SandboxHarness.with(configuration, retry: RetryPolicy(maxAttempts: 10, baseDelay: 0.01, maxDelay: 0.05)) { h in
             let (id, bytes) = try await Self.upload(h, size: 300_000)
             let dir = try Self.directory()
             // 404: reported, nothing written.
@@ -96,7 +101,11 @@ struct DownloadTests {
             await h.server.setImageFaults(FaultSpec(probabilities: [.tooManyRequests: 1]))
             let started = ContinuousClock.now
             let task = Task { try await h.client.downloadPhoto(id: id, directory: dir) }
-            try await Task.sleep(for: .milliseconds(300))
+            try await withDeadline(20, "the image host's first 429") {
+                while !((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("\"status\": 429") {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+            }
             await h.server.setImageFaults(.none)
             let result = try await task.value
             #expect(ContinuousClock.now - started >= .seconds(1), "Retry-After: 1 was not honoured")
