@@ -39,22 +39,11 @@ public struct FlickrXMLAttributes {
         return try Self.decodingAmpersands(raw).withUnsafeBytes(body)
     }
 
+    /// `&#38;` → `&` (rare: only values that held `&amp;`), through the package's one
+    /// replace-all helper.
     @usableFromInline
     static func decodingAmpersands(_ raw: UnsafeRawBufferPointer) -> [UInt8] {
-        let pattern: [UInt8] = Array("&#38;".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(raw.count)
-        var i = 0
-        while i < raw.count {
-            if raw[i] == pattern[0], i + pattern.count <= raw.count, raw[i..<(i + pattern.count)].elementsEqual(pattern) {
-                out.append(UInt8(ascii: "&"))
-                i += pattern.count
-            } else {
-                out.append(raw[i])
-                i += 1
-            }
-        }
-        return out
+        Array(String(decoding: raw, as: UTF8.self).replacingAll("&#38;", with: "&").utf8)
     }
 }
 
