@@ -13,6 +13,7 @@ import LuaKit
 /// sandbox.faults("5xx=1")        -- fault injection (`""` turns it off)
 /// sandbox.latency(100)           -- milliseconds added to every answer
 /// sandbox.rate_limit(5)          -- 429 beyond 5 calls/s (nil: off)
+/// sandbox.budget(3600, 3600)     -- 429 beyond 3600 calls per key in any hour (nil: off)
 /// local t = sandbox.issue_token{ perms = "read" }   -- { token =, secret = } for the default user
 /// local verifier = sandbox.approve(url)   -- the user's browser: opens an authorize / login URL
 /// ```
@@ -69,6 +70,15 @@ public enum FlickrLuaSandbox {
             define("rate_limit") { call in
                 let n = try call.optionalInteger(1).map(Int.init)
                 return done { await server.setRateLimit(n) }
+            }
+            define("budget") { call in
+                let budget: SandboxBudget?
+                if let calls = try call.optionalInteger(1) {
+                    budget = try SandboxBudget(calls: Int(calls), seconds: try call.number(2))
+                } else {
+                    budget = nil
+                }
+                return done { await server.setBudget(budget) }
             }
             define("issue_token") { call in
                 var username: String?

@@ -35,6 +35,9 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
     @Option(name: .customLong("rate-limit"), help: "Calls per second before answering 429 with Retry-After.")
     var rateLimit: Int?
 
+    @Option(help: "Per-API-key call budget N/SECONDS over a sliding window (3600/3600 is Flickr's limit); 429 past it.")
+    var budget: String?
+
     @Option(help: "Milliseconds added to every answer.")
     var latency = 0
 
@@ -45,6 +48,9 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         if let rateLimit, rateLimit < 1 { throw ValidationError("--rate-limit must be at least 1") }
         guard latency >= 0 else { throw ValidationError("--latency must not be negative") }
+        if let budget {
+            do { _ = try SandboxBudget.parse(budget) } catch { throw ValidationError("--\(error)") }
+        }
         for spec in [faults, imageFaults].compactMap({ $0 }) {
             do { _ = try FaultSpec.parse(spec) } catch { throw ValidationError("\(error)") }
         }
@@ -56,6 +62,7 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
             faults: try faults.map(FaultSpec.parse) ?? .none, imageFaults: try imageFaults.map(FaultSpec.parse) ?? .none,
             rateLimit: rateLimit, latencyMilliseconds: latency)
         configuration.logFile = logFile
+        configuration.budget = try budget.map(SandboxBudget.parse)
         let server: FlickrSandboxServer
         do {
             server = try await FlickrSandboxServer.start(configuration)

@@ -12,6 +12,15 @@ final class SandboxControls: Sendable {
         /// Times (seconds) of the calls accepted in the last second.
         var window: [Double] = []
         var windowStart = 0
+        var budget: SandboxBudget?
+        /// Per API key: times (seconds) of the calls admitted inside the budget's window.
+        var budgetWindows: [String: BudgetWindow] = [:]
+    }
+
+    /// The admitted calls of one key, oldest first (a ring with a moving start).
+    private struct BudgetWindow {
+        var times: [Double] = []
+        var start = 0
     }
 
     private let settings: Mutex<Settings>
@@ -20,7 +29,38 @@ final class SandboxControls: Sendable {
     init(configuration: SandboxConfiguration) {
         settings = Mutex(Settings(faults: configuration.faults, imageFaults: configuration.imageFaults,
                                   latencyMilliseconds: max(0, configuration.latencyMilliseconds),
-                                  rateLimit: configuration.rateLimit))
+                                  rateLimit: configuration.rateLimit, budget: configuration.budget))
+    }
+
+    var budget: SandboxBudget? {
+        get { settings.withLock { $0.budget } }
+        set {
+            settings.withLock {
+                $0.budget = newValue
+                $0.budgetWindows = [:]
+            }
+        }
+    }
+
+    /// Counts one call by `apiKey` against the budget. Nil when admitted; otherwise the seconds
+    /// until the oldest call in the window leaves it (the `Retry-After` to send). Refused calls
+    /// are not counted, so a client that waits as told gets through.
+    func admitBudget(apiKey: String, now: Double = Date().timeIntervalSince1970) -> Double? {
+        settings.withLock { s in
+            guard let budget = s.budget else { return nil }
+            var w = s.budgetWindows[apiKey] ?? BudgetWindow()
+            while w.start < w.times.count, w.times[w.start] <= now - budget.seconds { w.start += 1 }
+            if w.start > 1024, w.start * 2 > w.times.count {
+                w.times.removeFirst(w.start)
+                w.start = 0
+            }
+            defer { s.budgetWindows[apiKey] = w }
+            guard w.times.count - w.start < budget.calls else {
+                return max(0, w.times[w.start] + budget.seconds - now)
+            }
+            w.times.append(now)
+            return nil
+        }
     }
 
     var faults: FaultSpec {

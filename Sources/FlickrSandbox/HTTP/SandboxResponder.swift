@@ -124,6 +124,11 @@ struct SandboxResponder: HTTPResponder {
             do {
                 let upload = try await engine.receiveUpload(contentType: contentType, body: request.body)
                 sandboxRequest.body = upload.fields
+                if let refusal = overBudget(sandboxRequest) {
+                    if let file = upload.file { try? FileManager.default.removeItem(at: file) }
+                    entry.note(sandboxRequest.parameters)
+                    return entry.answer(refusal)
+                }
                 reply = engine.completeUpload(sandboxRequest, upload: upload, replace: route == .replace)
             } catch let error as MultipartError {
                 reply = ResponseFormat.xml.render(APIFailure(3, "General upload failure: \(error.message)"))
@@ -143,6 +148,10 @@ struct SandboxResponder: HTTPResponder {
             }
             switch route {
             case .rest:
+                if let refusal = overBudget(sandboxRequest) {
+                    entry.note(sandboxRequest.parameters)
+                    return entry.answer(refusal)
+                }
                 if let failure = apiFault.flatMap({ Self.apiFailure($0, for: sandboxRequest) }) {
                     reply = ResponseFormat(sandboxRequest.parameters).orXML.render(failure)
                 } else {
@@ -186,6 +195,15 @@ struct SandboxResponder: HTTPResponder {
         return fields
     }
 
+    /// The 429 of a spent per-key budget, or nil when the call is admitted (and counted).
+    /// Calls that name no key are not counted: authentication refuses them anyway.
+    func overBudget(_ request: SandboxRequest) -> SandboxReply? {
+        let params = request.parameters
+        guard let key = params["oauth_consumer_key"] ?? params["api_key"],
+              let wait = engine.controls.admitBudget(apiKey: key) else { return nil }
+        return Self.tooManyRequests(retryAfter: max(1, Int(wait.rounded(.up))))
+    }
+
     // MARK: Faults
 
     static let maintenancePage = """
@@ -208,9 +226,10 @@ struct SandboxResponder: HTTPResponder {
         }
     }
 
-    static func tooManyRequests() -> SandboxReply {
+    /// Flickr's 429: a small HTML page and `Retry-After` in whole seconds.
+    static func tooManyRequests(retryAfter: Int = 1) -> SandboxReply {
         .html(429, "<html><body><h1>429 Too Many Requests</h1>\nYou have sent too many requests in a given amount of time.\n</body></html>",
-              headers: [("Retry-After", "1")])
+              headers: [("Retry-After", String(retryAfter))])
     }
 
     static func serverError(_ status: Int) -> SandboxReply {

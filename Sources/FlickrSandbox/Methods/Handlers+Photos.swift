@@ -201,7 +201,7 @@ extension SandboxEngine {
                 // privacy_filter only narrows the caller's own photos; others' are public anyway.
                 return query.matches(p)
             }
-            return .nodes([SandboxEngine.photoList(query.sorted(photos), call: call, state: s)])
+            return .nodes([SandboxEngine.photoList(query.sorted(photos), call: call, state: s, cap: SandboxLimits.searchCap)])
         }
     }
 
@@ -252,14 +252,28 @@ extension SandboxEngine {
             XMLNode("publiceditability", [("cancomment", .number(1)), ("canaddmeta", .number(photo.permAddMeta == 3 ? 1 : 0))]),
             XMLNode("usage", [("candownload", .number(1)), ("canblog", .number(isOwner ? 1 : 0)),
                               ("canprint", .number(isOwner ? 1 : 0)), ("canshare", .number(1))]),
-            .text("comments", "0"),
-            XMLNode("notes", lists: ["note"]),
-            XMLNode("people", [("haspeople", .number(0))]),
+            .text("comments", String(photo.comments.count)),
+            XMLNode("notes", children: photo.notes.map { note in
+                XMLNode("note", [("id", .string(note.id)), ("author", .string(note.author)),
+                                 ("authorname", .string(s.user(nsid: note.author)?.username ?? "")),
+                                 ("x", .number(note.x)), ("y", .number(note.y)), ("w", .number(note.w)), ("h", .number(note.h))],
+                        text: note.text)
+            }, lists: ["note"]),
+            XMLNode("people", [("haspeople", .number(photo.people.isEmpty ? 0 : 1))]),
             XMLNode("tags", children: tags, lists: ["tag"]),
             XMLNode("urls", children: [
                 XMLNode("url", [("type", "photopage")], text: s.photosURL(for: photo.owner, base: call.baseURL) + photo.id + "/"),
             ], lists: ["url"]),
         ]
+        if let geo = photo.geo, s.canSeeLocation(of: photo, caller: call.caller.user) {
+            children.append(locationElement(geo))
+            if isOwner {
+                children.append(XMLNode("geoperms", [
+                    ("ispublic", .number(geo.isPublic ? 1 : 0)), ("iscontact", .number(geo.isContact ? 1 : 0)),
+                    ("isfriend", .number(geo.isFriend ? 1 : 0)), ("isfamily", .number(geo.isFamily ? 1 : 0)),
+                ]))
+            }
+        }
         return XMLNode("photo", attributes, children: children)
     }
 }

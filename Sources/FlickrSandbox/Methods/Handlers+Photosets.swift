@@ -57,6 +57,7 @@ extension SandboxEngine {
                     secret: SandboxIDs.hex(10), dateCreate: call.now, dateUpdate: call.now, views: 0)
                 s.nextPhotosetID += 1
                 s.photosets.append(set)
+                s.touch([primary.id], now: call.now)
                 return set
             }
             let url = engine.store.read { $0.photosURL(for: user, base: call.baseURL) } + "sets/\(set.id)/"
@@ -66,6 +67,8 @@ extension SandboxEngine {
             let user = try call.requireUser()
             try engine.store.update { (s: inout SandboxState) throws(APIFailure) in
                 let i = try s.photosetIndex(call.string("photoset_id"), ownedBy: user)
+                s.touch(s.photosets[i].photos, now: call.now)
+                s.community.setComments[s.photosets[i].id] = nil
                 s.photosets.remove(at: i)
             }
             return .empty
@@ -78,6 +81,7 @@ extension SandboxEngine {
                 guard !s.photosets[i].photos.contains(photo.id) else { throw APIFailure(3, "Photo already in set") }
                 s.photosets[i].photos.append(photo.id)
                 s.photosets[i].dateUpdate = call.now
+                s.touch([photo.id], now: call.now)
             }
             return .empty
         },
@@ -89,6 +93,7 @@ extension SandboxEngine {
                 guard let at = s.photosets[i].photos.firstIndex(of: photo.id) else { throw APIFailure(3, "Photo not in set") }
                 s.photosets[i].photos.remove(at: at)
                 s.photosets[i].dateUpdate = call.now
+                s.touch([photo.id], now: call.now)
                 if s.photosets[i].photos.isEmpty {
                     s.photosets.remove(at: i)
                 } else if s.photosets[i].primary == photo.id {
@@ -122,7 +127,8 @@ extension SandboxEngine {
             ("primary", .string(set.primary)), ("secret", .string(primary?.secret ?? set.secret)),
             ("server", .string(primary?.server ?? "65535")), ("farm", .number(primary?.farm ?? 66)),
             ("photos", .number(set.photos.count - videos)), ("videos", .number(videos)),
-            ("count_views", .string(String(set.views))), ("count_comments", .string("0")),
+            ("count_views", .string(String(set.views))),
+            ("count_comments", .string(String(s.community.setComments[set.id]?.count ?? 0))),
         ]
         if !forList {
             attributes += [("count_photos", .number(set.photos.count - videos)), ("count_videos", .number(videos))]

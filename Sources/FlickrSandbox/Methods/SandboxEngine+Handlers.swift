@@ -4,7 +4,9 @@ extension SandboxEngine {
     static let handlers: [String: MethodHandler] = {
         var all: [String: MethodHandler] = [:]
         for table in [testAndAuthHandlers, reflectionHandlers, peopleHandlers, photoHandlers, tagHandlers,
-                      photosetHandlers, favoriteHandlers] {
+                      photosetHandlers, favoriteHandlers, photoEditHandlers, photoReadHandlers, geoHandlers, commentHandlers,
+                      annotationHandlers, photosetEditHandlers, galleryHandlers, groupHandlers, discussionHandlers,
+                      testimonialHandlers] {
             all.merge(table) { a, _ in a }
         }
         return all

@@ -56,7 +56,7 @@ struct PhotoExtras: Sendable {
     func has(_ key: String) -> Bool { keys.contains(key) }
 
     /// Adds the requested extras to a `<photo>` element of a list.
-    func apply(to node: inout XMLNode, photo: SandboxPhoto, state: SandboxState, base: String) {
+    func apply(to node: inout XMLNode, photo: SandboxPhoto, state: SandboxState, base: String, caller: String?) {
         guard !keys.isEmpty else { return }
         let owner = state.user(nsid: photo.owner)
         if has("license") { node.set("license", .string(String(photo.license))) }
@@ -78,10 +78,12 @@ struct PhotoExtras: Sendable {
         }
         if has("last_update") { node.set("lastupdate", .string(String(photo.lastUpdate))) }
         if has("geo") {
-            node.set("latitude", .number(0))
-            node.set("longitude", .number(0))
-            node.set("accuracy", .number(0))
-            node.set("context", .number(0))
+            // Flickr sends zeros for a photo without a (visible) location.
+            let geo = photo.geo.flatMap { state.canSeeLocation(of: photo, caller: caller) ? $0 : nil }
+            node.set("latitude", geo.map { .string(SandboxEngine.degrees($0.latitude)) } ?? .number(0))
+            node.set("longitude", geo.map { .string(SandboxEngine.degrees($0.longitude)) } ?? .number(0))
+            node.set("accuracy", .number(geo?.accuracy ?? 0))
+            node.set("context", .number(geo?.context ?? 0))
         }
         if has("tags") {
             node.set("tags", .string(photo.tags.filter { !$0.isMachineTag }.map(\.clean).joined(separator: " ")))
@@ -113,28 +115,37 @@ struct PhotoExtras: Sendable {
 extension SandboxEngine {
     /// The `<photo …/>` of a standard photo list.
     static func listElement(_ photo: SandboxPhoto, extras: PhotoExtras, state: SandboxState, base: String,
-                            extra: [(String, XMLNode.Value)] = []) -> XMLNode {
+                            caller: String?, extra: [(String, XMLNode.Value)] = []) -> XMLNode {
         var node = XMLNode("photo", [
             ("id", .string(photo.id)), ("owner", .string(photo.owner)), ("secret", .string(photo.secret)),
             ("server", .string(photo.server)), ("farm", .number(photo.farm)), ("title", .string(photo.title)),
             ("ispublic", .number(photo.isPublic ? 1 : 0)), ("isfriend", .number(photo.isFriend ? 1 : 0)),
             ("isfamily", .number(photo.isFamily ? 1 : 0)),
         ] + extra)
-        extras.apply(to: &node, photo: photo, state: state, base: base)
+        extras.apply(to: &node, photo: photo, state: state, base: base, caller: caller)
         return node
     }
 
     /// A standard photo list, `<photos page pages perpage total>`, paged.
+    ///
+    /// `cap` is Flickr's search cap: only the first `cap` results can be reached; `total` and
+    /// `pages` still count every match, and a page past the cap repeats the last page inside it.
     static func photoList(_ photos: [SandboxPhoto], call: MethodCall, state: SandboxState, name: String = "photos",
+                          cap: Int? = nil,
                           extraAttributes: (SandboxPhoto) -> [(String, XMLNode.Value)] = { _ in [] }) -> XMLNode {
         let (page, perPage) = call.paging()
         let total = photos.count
         let pages = max(1, (total + perPage - 1) / perPage)
-        let start = min(total, (page - 1) * perPage)
-        let end = min(total, start + perPage)
+        var start = min(total, (page - 1) * perPage)
+        var end = min(total, start + perPage)
+        if let cap, total > cap, end > cap {
+            // Past the cap: the last page that starts inside it, cut at the cap.
+            start = min(start, ((cap - 1) / perPage) * perPage)
+            end = min(cap, start + perPage)
+        }
         let extras = PhotoExtras(call.params["extras"])
         let items = photos[start..<end].map {
-            listElement($0, extras: extras, state: state, base: call.baseURL, extra: extraAttributes($0))
+            listElement($0, extras: extras, state: state, base: call.baseURL, caller: call.caller.user, extra: extraAttributes($0))
         }
         return XMLNode(name, [("page", .number(page)), ("pages", .number(pages)), ("perpage", .number(perPage)),
                               ("total", .number(total))], children: items, lists: ["photo"])

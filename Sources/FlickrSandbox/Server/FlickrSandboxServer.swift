@@ -111,6 +111,9 @@ public final class FlickrSandboxServer: Sendable {
     /// Changes the rate limit (nil = unlimited).
     public func setRateLimit(_ callsPerSecond: Int?) async { engine.controls.rateLimit = callsPerSecond }
 
+    /// Changes the per-key call budget (nil = none); the windows start empty.
+    public func setBudget(_ budget: SandboxBudget?) async { engine.controls.budget = budget }
+
     /// Stops listening, closes connections, and writes the state (with `--state`).
     public func stop() async throws {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }

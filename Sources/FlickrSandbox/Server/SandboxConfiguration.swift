@@ -18,6 +18,8 @@ public struct SandboxConfiguration: Sendable {
     /// `--rate-limit N`: calls per second (a sliding one-second window, counted over the same
     /// paths as faults) before answering 429 with `Retry-After: 1`.
     public var rateLimit: Int? = nil
+    /// `--budget N/SECONDS`: a per-API-key call budget over a sliding window (nil = none).
+    public var budget: SandboxBudget? = nil
     /// `--latency MS`: delay added to every answer.
     public var latencyMilliseconds: Int = 0
     /// `--log FILE`: one JSON line per request appended to this file (see ``FlickrSandboxServer``).

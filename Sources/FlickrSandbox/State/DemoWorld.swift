@@ -144,6 +144,7 @@ enum DemoWorld {
                 state.favorites.append(SandboxFavorite(user: p.nsid, photo: photo.id, date: photo.datePosted + 86_400))
             }
         }
+        addCommunity(to: &state)
         return state
     }
 }
@@ -154,6 +155,17 @@ enum SandboxLimits {
     static let tagsPerPhoto = 75
     static let maxPerPage = 500
     static let defaultPerPage = 100
+    /// `flickr.photos.search` reaches only the first 4,000 results of a query (Flickr's
+    /// documented cap; `people.getPhotos` and `photosets.getPhotos` have none).
+    static let searchCap = 4_000
+    /// The licence ids `flickr.photos.licenses.getInfo` lists.
+    static let licenses = 0...10
+    /// Notes per photo before error 4.
+    static let notesPerPhoto = 100
+    /// Photos per gallery.
+    static let photosPerGallery = 500
+    /// Longest discussion message, in bytes.
+    static let messageBytes = 65_536
 }
 
 extension SandboxState {

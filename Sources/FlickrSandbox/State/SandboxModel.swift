@@ -65,6 +65,12 @@ struct SandboxPhoto: Codable, Sendable, Hashable {
     /// SHA-256 of the uploaded bytes (for `dedup_check`).
     var contentHash: String?
     var fileSize: Int?
+    /// Where it was taken, if set.
+    var geo: SandboxGeo? = nil
+    @DecodedOrEmpty var comments: [SandboxComment] = []
+    @DecodedOrEmpty var notes: [SandboxNote] = []
+    @DecodedOrEmpty var people: [SandboxPersonTag] = []
+    @DecodedOrEmpty var suggestions: [SandboxSuggestion] = []
 }
 
 /// A photoset ("album").
@@ -142,6 +148,8 @@ struct SandboxState: Codable, Sendable {
     var nextPhotosetID: Int
     var nextTagNumber: Int
     var nextTicket: Int
+    /// Galleries, groups, testimonials, blog posts, set comments.
+    @DecodedOrEmpty var community = SandboxCommunity()
 
     func user(nsid: String) -> SandboxUser? { users.first { $0.nsid == nsid } }
 

@@ -68,6 +68,27 @@ enum SeedFile {
         var original_format: String?
         var secret: String?
         var original_secret: String?
+        var last_update: Int?
+        var latitude: Double?
+        var longitude: Double?
+        var accuracy: Int?
+    }
+    struct Group: Decodable {
+        var nsid: String?
+        var name: String
+        var description: String?
+        var privacy: Int?
+        var rules: String?
+        var admins: [String]?
+        var members: [String]
+        var pool: [String]?
+    }
+    struct Gallery: Decodable {
+        var owner: String
+        var title: String
+        var description: String?
+        var photos: [String]
+        var primary: String?
     }
     struct Photoset: Decodable {
         var id: String?
@@ -87,6 +108,8 @@ enum SeedFile {
         var photosets: [Photoset]?
         var favorites: [Favorite]?
         var tokens: [Token]?
+        var groups: [Group]?
+        var galleries: [Gallery]?
     }
 
     /// Reads and checks a seed file; errors name the offending entry.
@@ -147,7 +170,7 @@ enum SeedFile {
                 id: id, owner: owner.nsid, secret: p.secret ?? SandboxIDs.hex(10, using: &rng), server: "65535", farm: 66,
                 originalSecret: p.original_secret ?? SandboxIDs.hex(10, using: &rng), originalFormat: p.original_format ?? "jpg",
                 title: p.title ?? "", description: p.description ?? "", datePosted: posted,
-                dateTaken: p.date_taken ?? SandboxDates.format(posted), takenGranularity: 0, lastUpdate: posted,
+                dateTaken: p.date_taken ?? SandboxDates.format(posted), takenGranularity: 0, lastUpdate: p.last_update ?? posted,
                 isPublic: (p.is_public ?? 1) == 1, isFriend: p.is_friend == 1, isFamily: p.is_family == 1,
                 safetyLevel: p.safety_level ?? 1, license: p.license ?? 0, views: p.views ?? 0, media: p.media ?? "photo",
                 width: p.width ?? 4032, height: p.height ?? 3024, rotation: 0, contentType: 1, hidden: 1, permComment: 3,
@@ -157,6 +180,15 @@ enum SeedFile {
                 throw SandboxError("--data: photos[\(i)] has more than \(SandboxLimits.tagsPerPhoto) tags")
             }
             for raw in raws { photo.tags.append(state.makeTag(raw: raw, author: owner, photoID: id)) }
+            switch (p.latitude, p.longitude) {
+            case let (lat?, lon?):
+                guard (-90...90).contains(lat), (-180...180).contains(lon), (1...16).contains(p.accuracy ?? 16) else {
+                    throw SandboxError("--data: photos[\(i)]: latitude, longitude or accuracy out of range")
+                }
+                photo.geo = SandboxGeo(latitude: lat, longitude: lon, accuracy: p.accuracy ?? 16)
+            case (nil, nil): break
+            default: throw SandboxError("--data: photos[\(i)]: give both latitude and longitude, or neither")
+            }
             state.photos[id] = photo
         }
         for (i, s) in (file.photosets ?? []).enumerated() {
@@ -178,6 +210,43 @@ enum SeedFile {
             let user = try userRef(f.user, "favorites[\(i)].user")
             guard let photo = state.photos[f.photo] else { throw SandboxError("--data: favorites[\(i)]: no photo \(f.photo)") }
             state.favorites.append(SandboxFavorite(user: user.nsid, photo: photo.id, date: f.date ?? now))
+        }
+        for (i, g) in (file.groups ?? []).enumerated() {
+            let members = try g.members.map { try userRef($0, "groups[\(i)].members").nsid }
+            let admins = try (g.admins ?? Array(members.prefix(1))).map { try userRef($0, "groups[\(i)].admins").nsid }
+            guard !members.isEmpty, admins.allSatisfy(members.contains) else {
+                throw SandboxError("--data: groups[\(i)] needs members, and its admins among them")
+            }
+            guard (1...3).contains(g.privacy ?? 3) else { throw SandboxError("--data: groups[\(i)].privacy must be 1, 2 or 3") }
+            var pool: [SandboxPoolItem] = []
+            for pid in g.pool ?? [] {
+                guard let photo = state.photos[pid], members.contains(photo.owner) else {
+                    throw SandboxError("--data: groups[\(i)].pool: photo \(pid) does not exist or its owner is not a member")
+                }
+                pool.append(SandboxPoolItem(photo: pid, addedBy: photo.owner, dateAdded: photo.datePosted))
+            }
+            let nsid = g.nsid ?? "\(50_000_000 + i * 13)@N0\(i % 10)"
+            guard !state.community.groups.contains(where: { $0.nsid == nsid }) else {
+                throw SandboxError("--data: groups[\(i)] repeats the nsid \(nsid)")
+            }
+            state.community.groups.append(SandboxGroup(
+                nsid: nsid, name: g.name, description: g.description ?? "", privacy: g.privacy ?? 3, rules: g.rules ?? "",
+                admins: admins, members: members, joinRequests: [:], pool: pool, topics: []))
+        }
+        for (i, g) in (file.galleries ?? []).enumerated() {
+            let owner = try userRef(g.owner, "galleries[\(i)].owner")
+            for pid in g.photos {
+                guard let photo = state.photos[pid], state.canFeature(photo, in: owner.nsid) else {
+                    throw SandboxError("--data: galleries[\(i)]: photo \(pid) does not exist, is not public or is the owner's own")
+                }
+            }
+            guard g.primary.map(g.photos.contains) ?? true else {
+                throw SandboxError("--data: galleries[\(i)].primary must be one of its photos")
+            }
+            state.community.galleries.append(SandboxGallery(
+                id: "\(owner.internalID)-\(state.community.newNumber())", owner: owner.nsid, title: g.title,
+                description: g.description ?? "", primary: g.primary ?? g.photos.first, photos: g.photos, comments: [:],
+                dateCreate: now, dateUpdate: now))
         }
         for (i, t) in (file.tokens ?? []).enumerated() {
             let user = try userRef(t.user, "tokens[\(i)].user")
