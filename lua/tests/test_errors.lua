@@ -48,6 +48,18 @@ ok(type(e.retry_after) == "number", "retry_after")
 sandbox.faults("html=1")
 e = check.flickr_error("http", flickr.test.echo, {})
 
+-- The per-key budget: past 2 calls in a 60 s window, 429 with Retry-After (the window's rest).
+sandbox.faults("")
+sandbox.budget(2, 60)
+flickr.test.null{}
+flickr.test.null{}
+e = check.flickr_error("http", flickr.test.null, {})
+eq(e.status, 429)
+ok(type(e.retry_after) == "number" and e.retry_after > 1 and e.retry_after <= 60, "retry_after " .. tostring(e.retry_after))
+sandbox.budget(nil)
+eq(flickr.test.null{}.stat, "ok")
+check.raises(sandbox.budget, 0, 10)
+
 -- network: the connection is reset mid-answer.
 sandbox.faults("reset=1")
 e = check.flickr_error("network", flickr.test.echo, {})
