@@ -28,6 +28,8 @@ let package = Package(
         // Imported by FlickrSandbox beside Hummingbird (the versions Hummingbird 2.28.1 resolves).
         .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        // SQLite: the sandbox's durable --state (and the retag job database).
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         // libxml2's SAX2 parser, via pkg-config (Debian: libxml2-dev).
@@ -79,6 +81,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["SEED-FORMAT.md"]
         ),

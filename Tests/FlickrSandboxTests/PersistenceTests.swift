@@ -100,10 +100,8 @@ struct PersistenceTests {
             let osecret = try #require(XMLProbe.attributes("originalsecret", of: "photoid", in: up.body).first)
             return (server.credentials, photo, set, uploaded, osecret)
         }
-        let stateFile = dir.appendingPathComponent("state.json")
+        let stateFile = dir.appendingPathComponent("state.sqlite")
         #expect(FileManager.default.fileExists(atPath: stateFile.path))
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }
-        #expect(leftovers.isEmpty)
         try await withSandbox(config) { server in
             #expect(server.credentials == credentials)
             let me = SandboxClient.writer(server)
@@ -116,13 +114,14 @@ struct PersistenceTests {
         }
     }
 
-    @Test("A corrupt state file is refused, not overwritten")
+    @Test("A corrupt state database is refused, not overwritten")
     func corruptState() async throws {
         let dir = try Self.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("state.json")
-        try Data("{\"half\":".utf8).write(to: file)
+        let file = dir.appendingPathComponent("state.sqlite")
+        let garbage = Data(("not a database " + String(repeating: "x", count: 200)).utf8)
+        try garbage.write(to: file)
         await #expect(throws: SandboxError.self) { try await FlickrSandboxServer.start(SandboxConfiguration(stateDirectory: dir.path)) }
-        #expect(try String(contentsOf: file, encoding: .utf8) == "{\"half\":")
+        #expect(try Data(contentsOf: file) == garbage)
     }
 }

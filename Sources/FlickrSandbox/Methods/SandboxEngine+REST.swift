@@ -50,10 +50,17 @@ extension SandboxEngine {
         }
         let call = MethodCall(method: method, request: request, params: params, caller: caller, now: now)
         if let handler = Self.handlers[method.name] {
-            do { return try handler(self, call) } catch let failure as APIFailure { throw failure } catch {
+            let payload: MethodPayload
+            do { payload = try handler(self, call) } catch let failure as APIFailure { throw failure } catch {
                 logger.error("\(method.name) failed: \(error)")
                 throw APIFailure(106, "Write operation failed")
             }
+            // A write is answered as done only once it is on disk (with --state).
+            if method.perms >= .write, let failure = store.failure {
+                logger.error("\(method.name): the state cannot be written: \(failure)")
+                throw APIFailure(106, "Write operation failed")
+            }
+            return payload
         }
         return try exampleAnswer(call)
     }

@@ -26,17 +26,15 @@ public final class FlickrSandboxServer: Sendable {
     let engine: SandboxEngine
     private let task: Mutex<Task<Void, Error>?>
     private let group: ServiceGroup
-    private let saver: Mutex<Task<Void, Never>?>
     private let stopped = Atomic<Bool>(false)
 
     private init(url: String, credentials: SandboxCredentials, engine: SandboxEngine, task: Task<Void, Error>,
-                 group: ServiceGroup, saver: Task<Void, Never>?) {
+                 group: ServiceGroup) {
         self.group = group
         self.url = url
         self.credentials = credentials
         self.engine = engine
         self.task = Mutex(task)
-        self.saver = Mutex(saver)
     }
 
     /// Starts a server and returns once it is listening.
@@ -47,7 +45,6 @@ public final class FlickrSandboxServer: Sendable {
         if let rate = configuration.rateLimit, rate < 1 { throw SandboxError("the rate limit must be at least 1 call per second") }
         let store = try SandboxStore.open(configuration)
         let engine = SandboxEngine(store: store, controls: SandboxControls(configuration: configuration), logger: logger)
-        try? store.saveIfDirty()
 
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
@@ -76,12 +73,6 @@ public final class FlickrSandboxServer: Sendable {
             if case .failure(let error) = await task.result { reason = "\(error)" } else { reason = "no listening socket" }
             throw SandboxError("cannot listen on \(configuration.host):\(configuration.port): \(reason)")
         }
-        let saver: Task<Void, Never>? = store.stateFile == nil ? nil : Task.detached {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(200))
-                do { try store.saveIfDirty() } catch { logger.error("cannot save the state: \(error)") }
-            }
-        }
         let user = store.read { $0.user(nsid: engine.defaultToken.user ?? "") }
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         let credentials = SandboxCredentials(
@@ -89,7 +80,7 @@ public final class FlickrSandboxServer: Sendable {
             oauthToken: engine.defaultToken.token, oauthTokenSecret: engine.defaultToken.secret,
             userNSID: user?.nsid ?? "", username: user?.username ?? "")
         return FlickrSandboxServer(url: "http://\(host):\(port)", credentials: credentials, engine: engine, task: task,
-                                   group: group, saver: saver)
+                                   group: group)
     }
 
     /// Issues an access token (for tests: e.g. a read-only token, or another user's).
@@ -114,10 +105,9 @@ public final class FlickrSandboxServer: Sendable {
     /// Changes the per-key call budget (nil = none); the windows start empty.
     public func setBudget(_ budget: SandboxBudget?) async { engine.controls.budget = budget }
 
-    /// Stops listening, closes connections, and writes the state (with `--state`).
+    /// Stops listening and closes connections (with `--state`, every answered write is already on disk).
     public func stop() async throws {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        saver.withLock { $0 }?.cancel()
         if let task = task.withLock({ $0 }) {
             // Graceful first (idle keep-alive connections are closed), then cancellation as a backstop.
             await group.triggerGracefulShutdown()
@@ -128,7 +118,7 @@ public final class FlickrSandboxServer: Sendable {
             _ = await task.result
             backstop.cancel()
         }
-        try engine.store.save()
+        if let failure = engine.store.failure { throw SandboxError("the state could not be written: \(failure)") }
         engine.store.removeTemporaryFiles()
     }
 
@@ -136,7 +126,6 @@ public final class FlickrSandboxServer: Sendable {
     /// directory (a `--state` directory is kept).
     deinit {
         task.withLock { $0 }?.cancel()
-        saver.withLock { $0 }?.cancel()
         if !stopped.load(ordering: .acquiring) { engine.store.removeTemporaryFiles() }
     }
 }

@@ -136,14 +136,14 @@ struct SandboxState: Codable, Sendable {
     var app: SandboxApp
     var defaultUser: String
     var users: [SandboxUser]
-    var photos: [String: SandboxPhoto]
+    var photos: TrackedTable<SandboxPhoto>
     var photosets: [SandboxPhotoset]
     var favorites: [SandboxFavorite]
     var tokens: [String: SandboxToken]
     var frobs: [String: SandboxFrob]
     var tickets: [String: SandboxTicket]
     /// Clean tag → global tag number (the last part of tag ids).
-    var tagNumbers: [String: Int]
+    var tagNumbers: TrackedTable<Int>
     var nextPhotoID: Int
     var nextPhotosetID: Int
     var nextTagNumber: Int

@@ -1,8 +1,9 @@
 import Foundation
 
 extension SandboxStore {
-    /// Opens the state for a configuration: `DIR/state.json` when it exists, else the seed file
-    /// or the demo world.
+    /// Opens the state for a configuration: `DIR/state.sqlite` when it holds a world, else a
+    /// `DIR/state.json` of an earlier version (imported, then renamed `state.json.imported`),
+    /// else the seed file or the demo world (written to `DIR/state.sqlite` at once).
     static func open(_ configuration: SandboxConfiguration) throws -> SandboxStore {
         let fm = FileManager.default
         if let dir = configuration.stateDirectory {
@@ -13,32 +14,53 @@ extension SandboxStore {
             } catch {
                 throw SandboxError("--state: cannot create \(originals.path): \(error.localizedDescription)")
             }
-            let file = root.appendingPathComponent("state.json")
-            let state: SandboxState
-            if fm.fileExists(atPath: file.path) {
-                do {
-                    state = try JSONDecoder().decode(SandboxState.self, from: Data(contentsOf: file))
-                } catch {
-                    throw SandboxError("--state: \(file.path) is not a sandbox state file: \(error)")
+            let path = root.appendingPathComponent("state.sqlite").path
+            let database: SandboxDatabase
+            var state: SandboxState
+            do {
+                database = try SandboxDatabase(path: path)
+                if let stored = try database.load() {
+                    state = stored
+                } else {
+                    state = try importedOrInitial(configuration, root: root)
+                    SandboxDatabase.markAll(&state)
+                    try database.commit(&state)
+                    let legacy = root.appendingPathComponent("state.json")
+                    if fm.fileExists(atPath: legacy.path) {
+                        try? fm.moveItem(at: legacy, to: root.appendingPathComponent("state.json.imported"))
+                    }
                 }
-            } else {
-                state = try initialState(configuration)
+            } catch let error as SandboxError {
+                throw error
+            } catch {
+                throw SandboxError("--state: \(path) is not a usable sandbox state database: \(error)")
             }
             for leftover in (try? fm.contentsOfDirectory(atPath: originals.path)) ?? [] where leftover.hasPrefix(".upload-") {
                 try? fm.removeItem(at: originals.appendingPathComponent(leftover))
             }
-            let store = SandboxStore(state: state, stateFile: file, originalsDirectory: originals, ownsOriginals: false)
-            store.write { _ in }  // mark dirty so a fresh state is written at once
-            return store
+            return SandboxStore(state: state, database: database, originalsDirectory: originals, ownsOriginals: false)
         }
-        let state = try initialState(configuration)
+        var state = try initialState(configuration)
+        _ = state.photos.takeChanges()
+        _ = state.tagNumbers.takeChanges()
         let temp = fm.temporaryDirectory.appendingPathComponent("flickr-sandbox-\(getpid())-\(SandboxIDs.hex(8))", isDirectory: true)
         do {
             try fm.createDirectory(at: temp, withIntermediateDirectories: true)
         } catch {
             throw SandboxError("cannot create a temporary directory for uploads: \(error.localizedDescription)")
         }
-        return SandboxStore(state: state, stateFile: nil, originalsDirectory: temp, ownsOriginals: true)
+        return SandboxStore(state: state, database: nil, originalsDirectory: temp, ownsOriginals: true)
+    }
+
+    /// A `state.json` left by an earlier version, else the seed or the demo world.
+    static func importedOrInitial(_ configuration: SandboxConfiguration, root: URL) throws -> SandboxState {
+        let legacy = root.appendingPathComponent("state.json")
+        guard FileManager.default.fileExists(atPath: legacy.path) else { return try initialState(configuration) }
+        do {
+            return try JSONDecoder().decode(SandboxState.self, from: Data(contentsOf: legacy))
+        } catch {
+            throw SandboxError("--state: \(legacy.path) is not a sandbox state file: \(error)")
+        }
     }
 
     static func initialState(_ configuration: SandboxConfiguration) throws -> SandboxState {

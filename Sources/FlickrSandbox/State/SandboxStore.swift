@@ -3,22 +3,25 @@ import Synchronization
 
 /// The live state behind a lock, with `--state DIR` persistence.
 ///
-/// Handlers run short synchronous sections under the lock (a few hundred photos search in
-/// microseconds); anything slow — upload bytes, disk writes of the state — happens outside it.
+/// Handlers run short synchronous sections under the lock; with `--state`, a section that
+/// changed something commits the change to ``SandboxDatabase`` before the lock is released,
+/// so every answered write is durable and writes are applied in the order they are answered.
+/// Upload bytes are received outside the lock.
 final class SandboxStore: Sendable {
     private let state: Mutex<SandboxState>
-    private let dirty = Atomic<Bool>(false)
-    /// Where `state.json` is written; nil when nothing is persisted.
-    let stateFile: URL?
+    /// The durable store; nil when nothing is persisted.
+    let database: SandboxDatabase?
+    /// Set once a commit failed: from then on every write answers 106 (the state on disk stays
+    /// what was last answered), until a restart.
+    private let persistenceFailure = Mutex<String?>(nil)
     /// Where uploaded originals live (inside the state directory, or a private temp directory).
     let originalsDirectory: URL
     /// Whether ``originalsDirectory`` is a temp directory to delete on stop.
     let ownsOriginals: Bool
-    private let saveLock = Mutex<Void>(())
 
-    init(state: SandboxState, stateFile: URL?, originalsDirectory: URL, ownsOriginals: Bool) {
+    init(state: SandboxState, database: SandboxDatabase?, originalsDirectory: URL, ownsOriginals: Bool) {
         self.state = Mutex(state)
-        self.stateFile = stateFile
+        self.database = database
         self.originalsDirectory = originalsDirectory
         self.ownsOriginals = ownsOriginals
     }
@@ -28,55 +31,36 @@ final class SandboxStore: Sendable {
         try state.withLock { (s: inout SandboxState) throws(E) -> T in try body(s) }
     }
 
-    /// Reads and changes the state; the change is persisted soon after.
+    /// Reads and changes the state; the change is durable when this returns (see
+    /// ``failure``).
     func write<T>(_ body: (inout SandboxState) -> T) -> T {
-        defer { dirty.store(true, ordering: .releasing) }
-        return state.withLock { s in body(&s) }
+        state.withLock { s in
+            defer { persist(&s) }
+            return body(&s)
+        }
     }
 
-    /// Changes the state or fails with `E` (the state is persisted soon after either way).
+    /// Changes the state or fails with `E`; whatever changed before a failure is kept too.
     func update<T, E: Error>(_ body: (inout SandboxState) throws(E) -> T) throws(E) -> T {
-        defer { dirty.store(true, ordering: .releasing) }
-        return try state.withLock { (s: inout SandboxState) throws(E) -> T in try body(&s) }
-    }
-
-    /// Writes `state.json` if anything changed since the last save (atomically: temp file, then
-    /// rename over the old one).
-    func saveIfDirty() throws {
-        guard stateFile != nil, dirty.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        do { try save() } catch {
-            dirty.store(true, ordering: .releasing)
-            throw error
+        try state.withLock { (s: inout SandboxState) throws(E) -> T in
+            defer { persist(&s) }
+            return try body(&s)
         }
     }
 
-    /// Writes `state.json` now.
-    func save() throws {
-        guard let stateFile else { return }
-        try saveLock.withLock { _ in
-            let snapshot = state.withLock { $0 }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let data = try encoder.encode(snapshot)
-            try Self.atomicWrite(data, to: stateFile)
-        }
-    }
+    /// Why the state can no longer be written, once a commit failed (nil while all is well).
+    var failure: String? { persistenceFailure.withLock { $0 } }
 
-    /// Write-then-rename, so a crash leaves either the old or the new file, never half of one.
-    static func atomicWrite(_ data: Data, to url: URL) throws {
-        let temp = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())-\(SandboxIDs.hex(8))")
-        guard FileManager.default.createFile(atPath: temp.path, contents: data) else {
-            throw SandboxError("cannot write \(temp.path)")
+    /// Commits the changes of one section (called under the state lock).
+    private func persist(_ s: inout SandboxState) {
+        guard let database else {
+            // Nothing to write; forget the change sets so they do not grow.
+            _ = s.photos.takeChanges()
+            _ = s.tagNumbers.takeChanges()
+            return
         }
-        if let handle = try? FileHandle(forUpdating: temp) {
-            try? handle.synchronize()
-            try? handle.close()
-        }
-        if rename(temp.path, url.path) != 0 {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temp)
-            throw SandboxError("cannot replace \(url.path): \(reason)")
+        do { try database.commit(&s) } catch {
+            persistenceFailure.withLock { $0 = $0 ?? "\(error)" }
         }
     }
 

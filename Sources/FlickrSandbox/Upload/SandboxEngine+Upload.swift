@@ -183,6 +183,11 @@ extension SandboxEngine {
             photo.contentHash = contentHash
             photo.fileSize = upload.size
             photo.storedFile = "\(photo.id)_\(originalSecret)_o.\(probe.format)"
+            // The bytes take their final name before the record is committed, so a crash
+            // never leaves a photo whose original is missing.
+            guard rename(file.path, store.originalURL(photo.storedFile!).path) == 0 else {
+                return .failure(APIFailure(3, "General upload failure"))
+            }
             s.photos[photo.id] = photo
             return .success((photo, previousFile))
         }
@@ -191,12 +196,12 @@ extension SandboxEngine {
         case .failure(let failure): return fail(failure)
         case .success(let (p, previous)):
             photo = p
+            keepFile = true
             if let previous, previous != p.storedFile { try? FileManager.default.removeItem(at: store.originalURL(previous)) }
         }
-        if rename(file.path, store.originalURL(photo.storedFile!).path) == 0 {
-            keepFile = true
-        } else {
-            logger.warning("cannot keep the uploaded original", metadata: ["photo": "\(photo.id)"])
+        if let failure = store.failure {
+            logger.error("upload: the state cannot be written: \(failure)")
+            return fail(APIFailure(3, "General upload failure"))
         }
         if isAsync {
             let ticket = store.write { s -> SandboxTicket in

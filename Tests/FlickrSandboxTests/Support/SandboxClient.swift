@@ -46,17 +46,29 @@ enum TestHTTP {
 
 /// Calls the sandbox the way a Flickr client does: OAuth-signed (header) or legacy.
 struct SandboxClient: Sendable {
-    let server: FlickrSandboxServer
+    /// `http://HOST:PORT` of the sandbox.
+    let url: String
+    let credentials: SandboxCredentials
     var token: String?
     var tokenSecret: String?
 
     init(_ server: FlickrSandboxServer, token: String? = nil, tokenSecret: String? = nil) {
-        self.server = server
+        url = server.url
+        credentials = server.credentials
         self.token = token
         self.tokenSecret = tokenSecret
     }
 
     /// The default user's write token.
+    /// A client of a sandbox running in another process (its printed url and credentials),
+    /// with the default user's write token.
+    init(url: String, credentials: SandboxCredentials) {
+        self.url = url
+        self.credentials = credentials
+        token = credentials.oauthToken
+        tokenSecret = credentials.oauthTokenSecret
+    }
+
     static func writer(_ server: FlickrSandboxServer) -> SandboxClient {
         SandboxClient(server, token: server.credentials.oauthToken, tokenSecret: server.credentials.oauthTokenSecret)
     }
@@ -66,10 +78,10 @@ struct SandboxClient: Sendable {
               path: String = "/services/rest/") async throws -> HTTPResult {
         var pairs = [("method", method)] + params
         if json { pairs += [("format", "json"), ("nojsoncallback", "1")] }
-        let url = server.url + path
-        let oauth = OAuthParameters.fresh(consumerKey: server.credentials.apiKey, token: token)
+        let url = self.url + path
+        let oauth = OAuthParameters.fresh(consumerKey: credentials.apiKey, token: token)
         let signed = OAuthSignature.sign(method: verb, url: url, parameters: pairs + oauth.pairs,
-                                         consumerSecret: server.credentials.apiSecret, tokenSecret: tokenSecret)
+                                         consumerSecret: credentials.apiSecret, tokenSecret: tokenSecret)
         let header = oauth.authorizationHeader(signature: signed.signature)
         if verb == "POST" {
             return try await TestHTTP.postForm(url, pairs, headers: [("Authorization", header)])
