@@ -24,8 +24,10 @@ struct Bench {
             case "lua-errors" where a.count == 3: try await luaErrors(Int(a[2]) ?? 100_000)
             case "upload" where a.count == 8: try await upload(url: a[2], key: a[3], secret: a[4], token: a[5], tokenSecret: a[6], file: a[7])
             case "calls" where a.count == 8: try await calls(url: a[2], key: a[3], secret: a[4], token: a[5], tokenSecret: a[6], n: Int(a[7]) ?? 200)
+            case "writes" where a.count == 9:
+                try await writes(url: a[2], key: a[3], secret: a[4], token: a[5], tokenSecret: a[6], photo: a[7], n: Int(a[8]) ?? 200)
             default:
-                FileHandle.standardError.write(Data("usage: flickr-bench xml FILE RUNS | lua-map FILE RUNS | upload URL KEY SECRET TOKEN TSECRET FILE | calls URL KEY SECRET TOKEN TSECRET N\n".utf8))
+                FileHandle.standardError.write(Data("usage: flickr-bench xml FILE RUNS | lua-map FILE RUNS | upload URL KEY SECRET TOKEN TSECRET FILE | calls URL KEY SECRET TOKEN TSECRET N | writes URL KEY SECRET TOKEN TSECRET PHOTO N\n".utf8))
                 exit(2)
             }
         } catch {
@@ -199,5 +201,16 @@ struct Bench {
         for i in 0..<n { _ = try await flickr.call("flickr.test.echo", ["i": String(i)]) }
         let elapsed = seconds(clock.now - start)
         print("{\"calls\": \(n), \"seconds\": \(elapsed), \"per_second\": \(Double(n) / elapsed)}")
+    }
+
+    /// `n` sequential `flickr.photos.setTags` on one photo: the cost of a write, end to end.
+    static func writes(url: String, key: String, secret: String, token: String, tokenSecret: String, photo: String, n: Int) async throws {
+        let flickr = client(url: url, key: key, secret: secret, token: token, tokenSecret: tokenSecret)
+        _ = try await flickr.call("flickr.photos.setTags", ["photo_id": photo, "tags": "warm up"])
+        let clock = ContinuousClock()
+        let start = clock.now
+        for i in 0..<n { _ = try await flickr.call("flickr.photos.setTags", ["photo_id": photo, "tags": "bench \"write \(i)\""]) }
+        let elapsed = seconds(clock.now - start)
+        print("{\"writes\": \(n), \"seconds\": \(elapsed), \"ms_per_write\": \(elapsed * 1000 / Double(n))}")
     }
 }

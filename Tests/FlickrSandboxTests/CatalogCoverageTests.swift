@@ -68,14 +68,7 @@ struct CatalogCoverageTests {
     }
 
     /// Methods whose answers come from the state (they may legitimately fail with a method error).
-    static let stateful: Set<String> = [
-        "flickr.auth.oauth.getAccessToken", "flickr.auth.getToken", "flickr.auth.checkToken", "flickr.auth.oauth.checkToken",
-        "flickr.photos.delete", "flickr.photosets.create", "flickr.photosets.addPhoto", "flickr.photosets.removePhoto",
-        "flickr.photosets.delete", "flickr.photosets.editMeta", "flickr.photosets.getInfo", "flickr.photosets.getPhotos",
-        "flickr.favorites.add", "flickr.favorites.remove", "flickr.photos.getInfo", "flickr.photos.getSizes",
-        "flickr.tags.getListPhoto", "flickr.photos.removeTag", "flickr.photos.getPerms", "flickr.photos.setPerms",
-        "flickr.photos.setMeta", "flickr.photos.addTags", "flickr.photos.setTags", "flickr.urls.lookupUser",
-    ]
+    static let stateful = Set(FlickrSandboxServer.modelledMethods).union(["flickr.auth.oauth.getAccessToken", "flickr.auth.getToken"])
 
     @Test("Unknown methods answer 112 in XML and JSON, as Flickr words it")
     func unknownMethod() async throws {

@@ -78,10 +78,8 @@ extension SandboxEngine {
             var query = PhotoQuery(call)
             query.owner = user.nsid
             query.sort = "date-posted-desc"
-            let photos = s.photos.values.filter {
-                query.matches($0) && (publicOnly ? $0.isPublic : s.canSee($0, caller: call.caller.user))
-            }
-            return .nodes([SandboxEngine.photoList(query.sorted(photos), call: call, state: s)])
+            let ids = query.search(s.photos) { publicOnly ? $0.isPublic : s.canSee($0, caller: call.caller.user) }
+            return .nodes([SandboxEngine.photoList(ids.lazy.map { s.photos[$0]! }, call: call, state: s)])
         }
     }
 }

@@ -57,7 +57,7 @@ extension SandboxEngine {
             var rotated: SandboxPhoto?
             try engine.editOwnedPhoto(call) { (photo, _) throws(APIFailure) in
                 photo.rotation = (photo.rotation + degrees) % 360
-                if degrees != 180 { swap(&photo.width, &photo.height) }
+                if degrees != 180 { (photo.width, photo.height) = (photo.height, photo.width) }
                 rotated = photo
             }
             guard let photo = rotated else { throw APIFailure(3, "Temporary failure") }

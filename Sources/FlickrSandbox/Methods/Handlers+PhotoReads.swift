@@ -109,8 +109,8 @@ extension SandboxEngine {
         return store.read { s in
             var query = PhotoQuery(call)
             query.owner = user
-            let photos = s.photos.values.filter { keep($0) && query.matches($0) }
-            return .nodes([SandboxEngine.photoList(query.sorted(photos), call: call, state: s)])
+            let ids = query.search(s.photos, where: keep)
+            return .nodes([SandboxEngine.photoList(ids.lazy.map { s.photos[$0]! }, call: call, state: s)])
         }
     }
 

@@ -195,13 +195,14 @@ extension SandboxEngine {
                 throw APIFailure(3, "Parameterless searches have been disabled. Please use flickr.photos.getRecent instead.")
             }
             let caller = call.caller.user
-            let photos = s.photos.values.filter { p in
+            let table = s.photos
+            let hits = query.search(table) { p in
                 let own = caller != nil && p.owner == caller
                 guard own || (s.canSee(p, caller: caller) && (p.hidden != 2 || query.owner == p.owner)) else { return false }
                 // privacy_filter only narrows the caller's own photos; others' are public anyway.
-                return query.matches(p)
+                return true
             }
-            return .nodes([SandboxEngine.photoList(query.sorted(photos), call: call, state: s, cap: SandboxLimits.searchCap)])
+            return .nodes([SandboxEngine.photoList(hits.lazy.map { table[$0]! }, call: call, state: s, cap: SandboxLimits.searchCap)])
         }
     }
 

@@ -67,24 +67,29 @@ struct PhotoQuery: Sendable {
         if let s = call.string("sort")?.lowercased(), Self.sorts.contains(s) { sort = s }
     }
 
-    /// Whether `photo` matches every filter.
-    func matches(_ photo: SandboxPhoto) -> Bool {
+    /// Whether `photo` matches every filter (`checkText` false: except `text=`, which the
+    /// search index has already applied).
+    func matches(_ photo: SandboxPhoto, checkText: Bool = true) -> Bool {
         if let owner, photo.owner != owner { return false }
         if !tags.isEmpty {
-            let cleans = Set(photo.tags.map(\.clean))
-            if tagModeAll ? !tags.allSatisfy(cleans.contains) : !tags.contains(where: cleans.contains) { return false }
+            // A photo has at most 75 tags: a scan beats building a set for every photo.
+            var found = 0
+            for wanted in tags {
+                var has = false
+                for tag in photo.tags where tag.clean == wanted {
+                    has = true
+                    break
+                }
+                if has { found += 1 } else if tagModeAll { return false }
+            }
+            if found == 0 { return false }
         }
         if !machineTags.isEmpty {
             let machine = photo.tags.filter(\.isMachineTag)
             let hit: (String) -> Bool = { pattern in machine.contains { Self.machineTag($0.clean, matches: pattern) } }
             if machineTagModeAll ? !machineTags.allSatisfy(hit) : !machineTags.contains(where: hit) { return false }
         }
-        if !textWords.isEmpty || !excludedWords.isEmpty {
-            let haystack = (photo.title + " " + photo.description).lowercased() + " "
-                + photo.tags.map { $0.clean + " " + $0.raw.lowercased() }.joined(separator: " ")
-            for word in textWords where !haystack.contains(word) { return false }
-            for word in excludedWords where haystack.contains(word) { return false }
-        }
+        if checkText, !textWords.isEmpty || !excludedWords.isEmpty, !matchesText(Self.searchText(of: photo)) { return false }
         if let minUpload, photo.datePosted < minUpload { return false }
         if let maxUpload, photo.datePosted > maxUpload { return false }
         if minTaken != nil || maxTaken != nil {
@@ -127,6 +132,40 @@ struct PhotoQuery: Sendable {
         return true
     }
 
+    /// What `text=` searches in a photo: title, description and tags, lowercased.
+    static func searchText(of photo: SandboxPhoto) -> String {
+        (photo.title + " " + photo.description).lowercased() + " "
+            + photo.tags.map { $0.clean + " " + $0.raw.lowercased() }.joined(separator: " ")
+    }
+
+    /// Whether a photo's ``searchText(of:)`` has every word and none of the excluded ones.
+    func matchesText(_ haystack: String) -> Bool {
+        var haystack = haystack
+        return haystack.withUTF8 { text in
+            for word in textWords where !Self.contains(text, word) { return false }
+            for word in excludedWords where Self.contains(text, word) { return false }
+            return true
+        }
+    }
+
+    /// Whether `word`'s UTF-8 bytes occur in `text` (a plain byte scan: both are lowercased
+    /// already, and this runs for every row of a text search).
+    static func contains(_ text: UnsafeBufferPointer<UInt8>, _ word: String) -> Bool {
+        let needle = Array(word.utf8)
+        guard let first = needle.first, needle.count <= text.count else { return needle.isEmpty }
+        var i = 0
+        let last = text.count - needle.count
+        while i <= last {
+            if text[i] == first {
+                var j = 1
+                while j < needle.count, text[i + j] == needle[j] { j += 1 }
+                if j == needle.count { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+
     /// Machine tag patterns: `ns:`, `ns:pred=`, `ns:pred=value`, `*:pred=value`, `ns:*=value`,
     /// `*:*=value`, `ns:pred` (any value) — with `*` as a wildcard part.
     static func machineTag(_ clean: String, matches pattern: String) -> Bool {
@@ -148,6 +187,78 @@ struct PhotoQuery: Sendable {
         if ppred != "*", !ppred.isEmpty, ppred != pred.lowercased() { return false }
         if let pvalue, pvalue != "*", pvalue != TagString.clean(value) { return false }
         return true
+    }
+
+    /// The ids of the photos of `table` that match the query and `include` accepts (who may
+    /// see what, list-specific conditions), in the query's order. The search index narrows the
+    /// candidates first, so a search over 100,000 photos reads only the photos that can match.
+    func search(_ table: PhotoTable, where include: (SandboxPhoto) -> Bool = { _ in true }) -> [String] {
+        let index = table.index
+        var hits: [(key: Int, id: String)] = []
+        for r in candidateRows(in: index) {
+            let row = index.rows[r]
+            guard let photo = table[row.id], matches(photo, checkText: false), include(photo) else { continue }
+            hits.append((sortKey(row), row.id))
+        }
+        let descending = sort.hasSuffix("-desc") || sort == "relevance"
+        hits.sort { a, b in
+            if a.key != b.key { return descending ? a.key > b.key : a.key < b.key }
+            return descending ? (a.id.utf8.count, a.id) > (b.id.utf8.count, b.id) : (a.id.utf8.count, a.id) < (b.id.utf8.count, b.id)
+        }
+        return hits.map(\.id)
+    }
+
+    /// The rows of `index` whose owner, clean tags and dates allow a match: a necessary
+    /// condition only (``matches(_:)`` decides).
+    func candidateRows(in index: PhotoSearchIndex) -> [Int] {
+        var ownerNumber: Int32?
+        if let owner {
+            guard let n = index.ownerNumber(owner) else { return [] }
+            ownerNumber = n
+        }
+        var tagNumbers: [Int32] = []
+        for tag in tags {
+            if let n = index.tagNumber(tag) { tagNumbers.append(n) } else if tagModeAll { return [] }
+        }
+        if !tags.isEmpty, tagNumbers.isEmpty { return [] }
+        var out: [Int] = []
+        for r in index.rows.indices {
+            let row = index.rows[r]
+            guard row.owner >= 0, ownerNumber == nil || row.owner == ownerNumber else { continue }
+            if let minUpload, row.posted < minUpload { continue }
+            if let maxUpload, row.posted > maxUpload { continue }
+            if let minTaken, row.taken < minTaken { continue }
+            if let maxTaken, row.taken > maxTaken { continue }
+            if !textWords.isEmpty || !excludedWords.isEmpty, !matchesText(row.text) { continue }
+            if !tagNumbers.isEmpty {
+                let carried = index.tags(ofRow: r)
+                if tagModeAll {
+                    guard tagNumbers.allSatisfy(carried.contains) else { continue }
+                } else {
+                    guard tagNumbers.contains(where: carried.contains) else { continue }
+                }
+            }
+            out.append(r)
+        }
+        return out
+    }
+
+    /// The number the query's order sorts by, from a search row.
+    func sortKey(_ row: PhotoSearchIndex.Row) -> Int {
+        switch sort {
+        case "date-taken-asc", "date-taken-desc": return row.taken
+        case "interestingness-desc", "interestingness-asc", "relevance": return row.views
+        default: return row.posted
+        }
+    }
+
+    /// The number the query's order sorts by.
+    func sortKey(_ p: SandboxPhoto) -> Int {
+        switch sort {
+        case "date-taken-asc", "date-taken-desc": return SandboxDates.parse(p.dateTaken) ?? p.datePosted
+        case "interestingness-desc", "interestingness-asc", "relevance": return p.views
+        default: return p.datePosted
+        }
     }
 
     /// Sorts `photos` by the query's order (stable on id).

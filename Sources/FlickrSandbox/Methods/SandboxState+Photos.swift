@@ -130,9 +130,12 @@ extension SandboxEngine {
     ///
     /// `cap` is Flickr's search cap: only the first `cap` results can be reached; `total` and
     /// `pages` still count every match, and a page past the cap repeats the last page inside it.
-    static func photoList(_ photos: [SandboxPhoto], call: MethodCall, state: SandboxState, name: String = "photos",
-                          cap: Int? = nil,
-                          extraAttributes: (SandboxPhoto) -> [(String, XMLNode.Value)] = { _ in [] }) -> XMLNode {
+    ///
+    /// `photos` may be lazy: only the requested page's elements are read.
+    static func photoList<Photos: RandomAccessCollection<SandboxPhoto>>(
+        _ photos: Photos, call: MethodCall, state: SandboxState, name: String = "photos", cap: Int? = nil,
+        extraAttributes: (SandboxPhoto) -> [(String, XMLNode.Value)] = { _ in [] }
+    ) -> XMLNode where Photos.Index == Int {
         let (page, perPage) = call.paging()
         let total = photos.count
         let pages = max(1, (total + perPage - 1) / perPage)

@@ -90,6 +90,10 @@ public final class FlickrSandboxServer: Sendable {
         return (token.token, token.secret)
     }
 
+    /// The catalog methods the sandbox answers from its state (every other method answers its
+    /// documented example), sorted.
+    public static var modelledMethods: [String] { SandboxEngine.handlers.keys.sorted() }
+
     /// Changes the injected failure rates.
     public func setFaults(_ faults: FaultSpec) async { engine.controls.faults = faults }
 

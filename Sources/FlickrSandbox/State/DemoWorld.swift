@@ -96,7 +96,7 @@ enum DemoWorld {
             if n % 7 == 0 { tagString += " dc:subject=\(subject.tags[0].replacingOccurrences(of: "\"", with: ""))" }
             if n % 5 == 0 { tagString += " \"Photo Walk \(2015 + n % 10)\"" }
             let isPublic = n % 11 != 3
-            var photo = SandboxPhoto(
+            var photo = SandboxPhoto(SandboxPhotoRecord(
                 id: id, owner: owner, secret: SandboxIDs.hex(10, using: &rng), server: "65535", farm: 66,
                 originalSecret: SandboxIDs.hex(10, using: &rng), originalFormat: "jpg",
                 title: subject.title + ", " + place.name,
@@ -105,7 +105,7 @@ enum DemoWorld {
                 isPublic: isPublic, isFriend: !isPublic && n % 2 == 0, isFamily: !isPublic && n % 3 == 0, safetyLevel: 1,
                 license: [0, 1, 2, 4, 7][n % 5], views: Int(rng.next() % 5000), media: n % 37 == 0 ? "video" : "photo",
                 width: w, height: h, rotation: 0, contentType: 1, hidden: 1, permComment: 3, permAddMeta: 2,
-                tags: [], storedFile: nil, contentHash: nil, fileSize: nil)
+                tags: [], storedFile: nil, contentHash: nil, fileSize: nil))
             let author = state.user(nsid: owner)!
             for raw in TagString.parse(tagString).prefix(SandboxLimits.tagsPerPhoto) {
                 photo.tags.append(state.makeTag(raw: raw, author: author, photoID: id))

@@ -84,7 +84,7 @@ final class SandboxDatabase: Sendable {
     /// equal documents).
     static func restDocument(_ state: SandboxState) throws -> Data {
         var rest = state
-        rest.photos = TrackedTable()
+        rest.photos = PhotoTable()
         rest.tagNumbers = TrackedTable()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -25,8 +25,8 @@ struct SandboxTag: Codable, Sendable, Hashable {
     var isMachineTag: Bool
 }
 
-/// A photo (or video) and everything Flickr keeps about it.
-struct SandboxPhoto: Codable, Sendable, Hashable {
+/// Everything Flickr keeps about a photo (or video); held by ``SandboxPhoto``.
+struct SandboxPhotoRecord: Codable, Sendable, Hashable {
     var id: String
     var owner: String
     var secret: String
@@ -136,7 +136,7 @@ struct SandboxState: Codable, Sendable {
     var app: SandboxApp
     var defaultUser: String
     var users: [SandboxUser]
-    var photos: TrackedTable<SandboxPhoto>
+    var photos: PhotoTable
     var photosets: [SandboxPhotoset]
     var favorites: [SandboxFavorite]
     var tokens: [String: SandboxToken]

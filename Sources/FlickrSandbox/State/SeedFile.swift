@@ -166,7 +166,7 @@ enum SeedFile {
             }
             if let n = Int(id), n >= state.nextPhotoID { state.nextPhotoID = n + 1 }
             let posted = p.date_posted ?? now - (file.photos!.count - i) * 3600
-            var photo = SandboxPhoto(
+            var photo = SandboxPhoto(SandboxPhotoRecord(
                 id: id, owner: owner.nsid, secret: p.secret ?? SandboxIDs.hex(10, using: &rng), server: "65535", farm: 66,
                 originalSecret: p.original_secret ?? SandboxIDs.hex(10, using: &rng), originalFormat: p.original_format ?? "jpg",
                 title: p.title ?? "", description: p.description ?? "", datePosted: posted,
@@ -174,7 +174,7 @@ enum SeedFile {
                 isPublic: (p.is_public ?? 1) == 1, isFriend: p.is_friend == 1, isFamily: p.is_family == 1,
                 safetyLevel: p.safety_level ?? 1, license: p.license ?? 0, views: p.views ?? 0, media: p.media ?? "photo",
                 width: p.width ?? 4032, height: p.height ?? 3024, rotation: 0, contentType: 1, hidden: 1, permComment: 3,
-                permAddMeta: 2, tags: [], storedFile: nil, contentHash: nil, fileSize: nil)
+                permAddMeta: 2, tags: [], storedFile: nil, contentHash: nil, fileSize: nil))
             let raws = p.tags?.raws ?? []
             guard raws.count <= SandboxLimits.tagsPerPhoto else {
                 throw SandboxError("--data: photos[\(i)] has more than \(SandboxLimits.tagsPerPhoto) tags")

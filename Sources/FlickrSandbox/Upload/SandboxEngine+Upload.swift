@@ -157,7 +157,7 @@ extension SandboxEngine {
             } else {
                 let id = s.newPhotoID()
                 let title = params["title"] ?? upload.filename.map { ($0 as NSString).deletingPathExtension } ?? ""
-                photo = SandboxPhoto(
+                photo = SandboxPhoto(SandboxPhotoRecord(
                     id: id, owner: user, secret: SandboxIDs.hex(10), server: "65535", farm: 66, originalSecret: "",
                     originalFormat: "", title: title, description: params["description"] ?? "", datePosted: now,
                     dateTaken: SandboxDates.format(now), takenGranularity: 0, lastUpdate: now,
@@ -167,7 +167,7 @@ extension SandboxEngine {
                     license: 0, views: 0, media: probe.media, width: 0, height: 0, rotation: 0,
                     contentType: Int(params["content_type"] ?? "").flatMap { (1...3).contains($0) ? $0 : nil } ?? 1,
                     hidden: params["hidden"] == "2" ? 2 : 1, permComment: 3, permAddMeta: 2, tags: [],
-                    storedFile: nil, contentHash: nil, fileSize: nil)
+                    storedFile: nil, contentHash: nil, fileSize: nil))
                 if let author = s.user(nsid: user) {
                     for raw in TagString.parse(params["tags"] ?? "").prefix(SandboxLimits.tagsPerPhoto) {
                         photo.tags.append(s.makeTag(raw: raw, author: author, photoID: id))
