@@ -91,6 +91,20 @@ extension SandboxEngine {
                 }
             }
         }
+        // Written by `user_id` about the caller: approved, pending, all.
+        for (name, approved) in [("getTestimonialsAboutBy", true as Bool?), ("getPendingTestimonialsAboutBy", false), ("getAllTestimonialsAboutBy", nil)] {
+            table["flickr.testimonials." + name] = { engine, call in
+                let me = try call.requireUser()
+                return try engine.store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
+                    guard let author = s.resolveUser(call.string("user_id") ?? "") else { throw APIFailure(1, "Invalid NSID provided") }
+                    let list = s.community.testimonials.filter {
+                        $0.about == me && $0.by == author.nsid && (approved == nil || $0.approved == approved)
+                    }
+                    return .nodes([XMLNode("testimonials", [("total", .number(list.count))],
+                                           children: list.map { SandboxEngine.testimonialElement($0, state: s) }, lists: ["testimonial"])])
+                }
+            }
+        }
         return table
     }()
 

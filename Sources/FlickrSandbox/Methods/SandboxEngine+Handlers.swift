@@ -6,7 +6,7 @@ extension SandboxEngine {
         for table in [testAndAuthHandlers, reflectionHandlers, peopleHandlers, photoHandlers, tagHandlers,
                       photosetHandlers, favoriteHandlers, photoEditHandlers, photoReadHandlers, geoHandlers, commentHandlers,
                       annotationHandlers, photosetEditHandlers, galleryHandlers, groupHandlers, discussionHandlers,
-                      testimonialHandlers] {
+                      testimonialHandlers, discoveryHandlers] {
             all.merge(table) { a, _ in a }
         }
         return all
