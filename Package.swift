@@ -83,7 +83,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
-            exclude: ["SEED-FORMAT.md"]
+            exclude: ["SEED-FORMAT.md", "METHODS.md"]
         ),
         // Lua 5.4 and GNU readline, via pkg-config (Debian: liblua5.4-dev, libreadline-dev).
         .systemLibrary(

@@ -70,6 +70,17 @@ struct CatalogCoverageTests {
     /// Methods whose answers come from the state (they may legitimately fail with a method error).
     static let stateful = Set(FlickrSandboxServer.modelledMethods).union(["flickr.auth.oauth.getAccessToken", "flickr.auth.getToken"])
 
+    @Test("METHODS.md lists exactly the methods that answer their documented example")
+    func exampleOnlyList() throws {
+        let text = try String(contentsOf: Fixtures.repository.appendingPathComponent("Sources/FlickrSandbox/METHODS.md"), encoding: .utf8)
+        let listed = text.split(separator: "\n").filter { $0.hasPrefix("- `") }.map { String($0.dropFirst(3).dropLast()) }
+        let modelled = Set(FlickrSandboxServer.modelledMethods)
+        let exampleOnly = MethodCatalog.shared.methods.map(\.name).filter { !modelled.contains($0) }.sorted()
+        #expect(listed == exampleOnly)
+        // Every write method is modelled.
+        #expect(MethodCatalog.shared.methods.filter { $0.perms >= .write }.allSatisfy { modelled.contains($0.name) })
+    }
+
     @Test("Unknown methods answer 112 in XML and JSON, as Flickr words it")
     func unknownMethod() async throws {
         try await withSandbox { server in

@@ -31,7 +31,7 @@ struct ExecutableTests {
 
     @Test("Bad options exit non-zero with a message")
     func badOptions() async throws {
-        for args in [["--faults", "boom=1"], ["--port", "70000"], ["--rate-limit", "0"], ["--image-faults", "5xx=2"]] {
+        for args in [["--faults", "boom=1"], ["--port", "70000"], ["--rate-limit", "0"], ["--image-faults", "5xx=2"], ["--budget", "3"], ["--budget", "0/60"]] {
             let r = try await Products.run(try Products.executable("flickr-sandbox"), args, timeout: 10)
             #expect(!r.timedOut && r.status != 0 && !r.stderr.isEmpty, "\(args)")
         }

@@ -130,7 +130,7 @@ struct CommandLineTests {
         }
         let sandbox = try String(contentsOf: Fixtures.repository.appendingPathComponent("man/flickr-sandbox.1"), encoding: .utf8)
             .replacingOccurrences(of: "\\-", with: "-")
-        for option in ["host", "port", "data", "state", "faults", "image-faults", "rate-limit", "latency", "log", "help", "version"] {
+        for option in ["host", "port", "data", "state", "faults", "image-faults", "rate-limit", "budget", "latency", "log", "help", "version"] {
             #expect(sandbox.contains("--" + option), "flickr-sandbox.1 lacks --\(option)")
         }
     }
