@@ -59,12 +59,12 @@ struct InstallTests {
             #expect(FileManager.default.fileExists(atPath: prefix.path + "/" + file), "\(file) not installed")
         }
 
-        // 2. Only Debian's liblua5.4, libreadline and libxml2 beyond the C/C++ runtime and zlib: no Swift library.
+        // 2. Only Debian's liblua5.4, libreadline, libxml2 and libsqlite3 beyond the C/C++ runtime and zlib: no Swift library.
         for binary in ["flickr", "flickr-sandbox"] {
             let needed = try await dynamicLibraries(prefix.path + "/bin/" + binary)
             let allowed: Set<String> = ["liblua5.4.so.0", "libreadline.so.8", "libxml2.so.2", "libc.so.6", "libm.so.6",
                                         "libstdc++.so.6", "libgcc_s.so.1", "ld-linux-x86-64.so.2", "libdl.so.2",
-                                        "libpthread.so.0", "librt.so.1", "libutil.so.1", "libz.so.1"]
+                                        "libpthread.so.0", "librt.so.1", "libutil.so.1", "libz.so.1", "libsqlite3.so.0"]
             #expect(!needed.isEmpty && needed.allSatisfy(allowed.contains),
                     "\(binary) needs \(needed.filter { !allowed.contains($0) }) beyond the allowed libraries")
             #expect(!needed.contains { $0.hasPrefix("libswift") || $0.contains("Foundation") || $0.contains("dispatch") })
