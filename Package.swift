@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "FlickrSandbox", targets: ["FlickrSandbox"]),
         .library(name: "LuaKit", targets: ["LuaKit"]),
         .library(name: "FlickrLua", targets: ["FlickrLua"]),
+        .library(name: "FlickrJobs", targets: ["FlickrJobs"]),
         .executable(name: "flickr", targets: ["flickr"]),
         .executable(name: "flickr-sandbox", targets: ["flickr-sandbox"]),
         .executable(name: "flickr-demo", targets: ["flickr-demo"]),
@@ -136,10 +137,15 @@ let package = Package(
             dependencies: ["FlickrShell"]
         ),
         // The `flickr` command: REPL, lua.c-compatible runner, subcommands.
+        // Batch jobs: selection past the search cap, plans, the journal, resume, undo (no Lua).
+        .target(
+            name: "FlickrJobs",
+            dependencies: ["FlickrAPI", "FlickrProtocol", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .target(
             name: "FlickrShell",
             dependencies: [
-                "FlickrLua", "FlickrLuaSandbox", "FlickrSandbox", "LuaKit", "FlickrAPI", "FlickrProtocol", "CReadlineShim",
+                "FlickrLua", "FlickrLuaSandbox", "FlickrSandbox", "LuaKit", "FlickrAPI", "FlickrProtocol", "FlickrJobs", "CReadlineShim",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -168,6 +174,10 @@ let package = Package(
         .testTarget(
             name: "FlickrProtocolTests",
             dependencies: ["FlickrProtocol", "FlickrTestSupport"]
+        ),
+        .testTarget(
+            name: "FlickrJobsTests",
+            dependencies: ["FlickrJobs", "FlickrAPI", "FlickrProtocol", "FlickrSandbox", "FlickrTestSupport"]
         ),
         .testTarget(
             name: "FlickrSandboxTests",

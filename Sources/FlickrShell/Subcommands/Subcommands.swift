@@ -1,4 +1,5 @@
 import FlickrAPI
+import FlickrJobs
 import FlickrLua
 import FlickrProtocol
 import FlickrSandbox
@@ -23,6 +24,8 @@ enum Subcommands {
             case "help": return try Help.run(arguments)
             case "upload": return try await UploadCommand.run(arguments, invocation, environment)
             case "download": return try await DownloadCommand.run(arguments, invocation, environment)
+            case "retag": return try await RetagCommand.run(arguments, invocation, environment)
+            case "jobs": return try await JobsCommand.run(arguments, invocation, environment)
             case "completion": return try CompletionCommand.run(arguments)
             case "__complete": return try CompletionCommand.complete(arguments, environment: environment)
             default: throw Invocation.UsageError(message: "unknown subcommand \(name)")
@@ -33,6 +36,9 @@ enum Subcommands {
         } catch let error as FlickrError {
             FileHandleOutput.standardError("flickr \(name): \(error)\n")
             return error.kind == .usage ? 2 : 1
+        } catch let error as JobError {
+            FileHandleOutput.standardError("flickr \(name): \(error)\n")
+            return name == "retag" && arguments.first == "plan" ? 2 : 1
         } catch {
             FileHandleOutput.standardError(FlickrShell.report(error) + "\n")
             return 1

@@ -1,0 +1,185 @@
+import Foundation
+import GRDB
+
+/// Where a photo of a job stands (the journal).
+public enum PhotoStatus: String, Sendable, Codable, CaseIterable {
+    /// Not yet touched.
+    case planned
+    /// A write was (or was about to be) sent: its outcome is unknown until recorded. Resume
+    /// settles it by reading the photo, never by replaying the write blindly.
+    case writing
+    case done
+    /// Changed by someone else since the plan: skipped, never overwritten.
+    case conflict
+    /// Failed after retries (the reason is in `detail`).
+    case failed
+}
+
+/// A job as `flickr jobs` lists it.
+public struct JobSummary: Sendable, Hashable, Codable {
+    public var id: String
+    public var kind: String
+    public var parent: String?
+    /// planned | running | interrupted | done | failed | undone
+    public var state: String
+    public var created: Double
+    public var owner: String
+    public var endpoint: String
+    public var rules: [String]
+    public var enumerated: Int
+    public var photos: Int
+    public var done: Int
+    public var failed: Int
+    public var conflicts: Int
+    public var calls: Int
+}
+
+/// One photo of a job, with its journal entry.
+public struct JobPhoto: Sendable, Hashable {
+    public var seq: Int
+    public var change: PhotoChange
+    public var status: PhotoStatus
+    public var intent: String?
+    public var detail: String?
+}
+
+/// What a new job records.
+struct NewJob {
+    var id: String
+    var kind: String
+    var parent: String?
+    var owner: String
+    var endpoint: String
+    var rules: [String]
+    var query: [String: String]
+    var planTime: Int
+    var enumerated: Int
+    var calls: Int
+    var changes: [PhotoChange]
+}
+
+extension JobStore {
+    /// A fresh job id: `KIND-YYYYMMDD-HHMMSS-xxxx`.
+    static func newID(kind: String, now: Date = Date()) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyyMMdd-HHmmss"
+        return "\(kind)-\(f.string(from: now))-\(String(UInt16.random(in: 0...UInt16.max), radix: 16).leftPadded(4))"
+    }
+
+    /// Stores a planned job and its photos in one transaction.
+    func create(_ job: NewJob) throws(JobError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try write { db in
+            let now = Date().timeIntervalSince1970
+            try db.execute(sql: """
+                INSERT INTO job (id, kind, parent, state, created, updated, owner, endpoint, rules, query, plan_time, enumerated, calls)
+                VALUES (?, ?, ?, 'planned', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [job.id, job.kind, job.parent, now, now, job.owner, job.endpoint,
+                                 String(decoding: try encoder.encode(job.rules), as: UTF8.self),
+                                 String(decoding: try encoder.encode(job.query), as: UTF8.self),
+                                 job.planTime, job.enumerated, job.calls])
+            let insert = try db.cachedStatement(sql: "INSERT INTO photo (job, photo, seq, change, status) VALUES (?, ?, ?, ?, 'planned')")
+            for (seq, change) in job.changes.enumerated() {
+                try insert.execute(arguments: [job.id, change.pre.photoID, seq, String(decoding: try encoder.encode(change), as: UTF8.self)])
+            }
+        }
+    }
+
+    /// Every job, newest first.
+    public func jobs() throws(JobError) -> [JobSummary] {
+        try read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT j.*, (SELECT COUNT(*) FROM photo p WHERE p.job = j.id) AS photos,
+                  (SELECT COUNT(*) FROM photo p WHERE p.job = j.id AND p.status = 'done') AS done,
+                  (SELECT COUNT(*) FROM photo p WHERE p.job = j.id AND p.status = 'failed') AS failed,
+                  (SELECT COUNT(*) FROM photo p WHERE p.job = j.id AND p.status = 'conflict') AS conflicts
+                FROM job j ORDER BY j.created DESC, j.id DESC
+                """)
+            return rows.map(Self.summary)
+        }
+    }
+
+    static func summary(_ row: Row) -> JobSummary {
+        var state: String = row["state"]
+        if state == "running", !Self.isAlive(row["runner"] as Int32?) { state = "interrupted" }
+        let rules = (try? JSONDecoder().decode([String].self, from: Data((row["rules"] as String).utf8))) ?? []
+        return JobSummary(id: row["id"], kind: row["kind"], parent: row["parent"], state: state, created: row["created"],
+                          owner: row["owner"], endpoint: row["endpoint"], rules: rules, enumerated: row["enumerated"],
+                          photos: row["photos"], done: row["done"], failed: row["failed"], conflicts: row["conflicts"],
+                          calls: row["calls"])
+    }
+
+    /// Whether process `pid` still runs (a running job whose runner is gone was interrupted).
+    static func isAlive(_ pid: Int32?) -> Bool {
+        guard let pid, pid > 0 else { return false }
+        return kill(pid, 0) == 0 || errno == EPERM
+    }
+
+    /// The job `id`, or for `last` the newest job that `accept` takes.
+    public func job(_ id: String, where accept: (JobSummary) -> Bool = { _ in true }) throws(JobError) -> JobSummary {
+        let all = try jobs()
+        if id == "last" {
+            guard let job = all.first(where: accept) else { throw JobError("no job to take as 'last' (see flickr jobs)") }
+            return job
+        }
+        guard let job = all.first(where: { $0.id == id }) else { throw JobError("no job \(id) (see flickr jobs)") }
+        return job
+    }
+
+    /// The photos of a job in plan order.
+    public func photos(of job: String) throws(JobError) -> [JobPhoto] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT seq, change, status, intent, detail FROM photo WHERE job = ? ORDER BY seq",
+                             arguments: [job]).map { row in
+                JobPhoto(seq: row["seq"], change: try JSONDecoder().decode(PhotoChange.self, from: Data((row["change"] as String).utf8)),
+                         status: PhotoStatus(rawValue: row["status"]) ?? .planned, intent: row["intent"], detail: row["detail"])
+            }
+        }
+    }
+
+    /// Records a photo's status (and, while writing, the write under way) durably.
+    func record(job: String, photo: String, _ status: PhotoStatus, intent: String? = nil, detail: String? = nil,
+                calls: Int = 0) throws(JobError) {
+        try write { db in
+            try db.execute(sql: "UPDATE photo SET status = ?, intent = ?, detail = ? WHERE job = ? AND photo = ?",
+                           arguments: [status.rawValue, intent, detail, job, photo])
+            if calls > 0 {
+                try db.execute(sql: "UPDATE job SET calls = calls + ?, updated = ? WHERE id = ?",
+                               arguments: [calls, Date().timeIntervalSince1970, job])
+            }
+        }
+    }
+
+    /// Counts calls made for a job (reads that settle or check).
+    func count(calls: Int, job: String) throws(JobError) {
+        guard calls > 0 else { return }
+        try write { db in
+            try db.execute(sql: "UPDATE job SET calls = calls + ?, updated = ? WHERE id = ?", arguments: [calls, Date().timeIntervalSince1970, job])
+        }
+    }
+
+    /// Sets a job's state (and the pid applying it).
+    func setState(_ state: String, job: String, runner: Int32? = nil) throws(JobError) {
+        try write { db in
+            try db.execute(sql: "UPDATE job SET state = ?, runner = ?, updated = ? WHERE id = ?",
+                           arguments: [state, runner, Date().timeIntervalSince1970, job])
+        }
+    }
+
+    /// The plan time, owner and endpoint of a job.
+    func header(_ job: String) throws(JobError) -> (planTime: Int, owner: String, endpoint: String, kind: String, parent: String?) {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT plan_time, owner, endpoint, kind, parent FROM job WHERE id = ?", arguments: [job]) else {
+                throw JobError("no job \(job)")
+            }
+            return (row["plan_time"], row["owner"], row["endpoint"], row["kind"], row["parent"])
+        }
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}

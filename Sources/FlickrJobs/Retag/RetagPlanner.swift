@@ -1,0 +1,114 @@
+import FlickrAPI
+import FlickrProtocol
+import Foundation
+
+/// Plans a retag job: reads only. Lists the selection, reads the raw tags of each photo a rule
+/// may change (one `getInfo`), computes the target, and stores the job (pre-images and
+/// targets) before anything is written.
+public struct RetagPlanner: Sendable {
+    public let client: FlickrClient
+    public let store: JobStore
+    /// Reads in flight at once.
+    public var concurrency = 4
+
+    public init(client: FlickrClient, store: JobStore) {
+        self.client = client
+        self.store = store
+    }
+
+    /// What planning found.
+    public struct Result: Sendable {
+        public var job: String
+        public var enumerated: Int
+        public var changes: [PhotoChange]
+        /// Photos a rule could not apply to (over Flickr's 75 tags), with the reason.
+        public var refused: [(PhotoChange, String)]
+        public var calls: Int
+    }
+
+    /// Plans `rules` (and `custom`, a per-photo rewrite run after them) over the photos
+    /// `query` selects.
+    public func plan(rules: [RetagRule], query: [String: String],
+                     custom: (@Sendable (PhotoTags, [String]) async throws -> [String])? = nil) async throws -> Result {
+        let planTime = Int(Date().timeIntervalSince1970) - 1
+        let login = try await client.call("flickr.test.login")
+        guard let owner = login["user"]?["id"]?.string else { throw JobError("flickr.test.login did not name the user") }
+        let (listed, listCalls) = try await PhotoEnumerator(client: client).photos(query: query)
+        let candidates = custom != nil ? listed : listed.filter { p in rules.contains { $0.mayAffect(cleanTags: p.cleanTags) } }
+        let infos = try await readTags(candidates.map(\.id))
+        var changes: [PhotoChange] = []
+        var refused: [(PhotoChange, String)] = []
+        for pre in infos where pre.owner == owner {
+            var target = RetagRule.apply(rules, to: pre.ownerTags.map(\.raw))
+            if let custom { target = RetagRule.apply([], to: try await custom(pre, target)) }
+            // A tag another member already put on the photo is there: it is not added again.
+            let others = Set(pre.otherTags.map { TagString.clean($0.raw) })
+            target = target.filter { !others.contains(TagString.clean($0)) }
+            let change = PhotoChange(pre: pre, target: target)
+            guard PhotoStep.next(change, current: nil) != .done else { continue }
+            if target.count + pre.otherTags.count > 75 {
+                refused.append((change, "would carry \(target.count + pre.otherTags.count) tags; Flickr allows 75"))
+            } else {
+                changes.append(change)
+            }
+        }
+        let id = JobStore.newID(kind: "retag")
+        let calls = 1 + listCalls + infos.count
+        try store.create(NewJob(id: id, kind: "retag", parent: nil, owner: owner, endpoint: client.context.endpoints.rest,
+                                rules: rules.map(\.description) + (custom != nil ? ["--lua"] : []), query: query,
+                                planTime: planTime, enumerated: listed.count, calls: calls,
+                                changes: changes + refused.map(\.0)))
+        for (change, reason) in refused {
+            try store.record(job: id, photo: change.pre.photoID, .failed, detail: reason)
+        }
+        return Result(job: id, enumerated: listed.count, changes: changes, refused: refused, calls: calls)
+    }
+
+    /// Plans the undo of `parent`: every photo it touched goes back to its pre-image's raw
+    /// forms (reading each photo as it is now).
+    public func planUndo(of parent: String) async throws -> Result {
+        let planTime = Int(Date().timeIntervalSince1970) - 1
+        let header = try store.header(parent)
+        let touched = try store.photos(of: parent).filter { $0.status != .planned && $0.status != .conflict }
+        let byID = Dictionary(touched.map { ($0.change.pre.photoID, $0.change) }, uniquingKeysWith: { a, _ in a })
+        let now = try await readTags(touched.map(\.change.pre.photoID))
+        var changes: [PhotoChange] = []
+        for current in now {
+            guard let original = byID[current.photoID] else { continue }
+            let change = PhotoChange(pre: current, target: original.pre.ownerTags.map(\.raw))
+            if PhotoStep.next(change, current: nil) != .done { changes.append(change) }
+        }
+        let id = JobStore.newID(kind: "undo")
+        try store.create(NewJob(id: id, kind: "undo", parent: parent, owner: header.owner, endpoint: header.endpoint,
+                                rules: ["undo \(parent)"], query: [:], planTime: planTime, enumerated: touched.count,
+                                calls: now.count, changes: changes))
+        return Result(job: id, enumerated: touched.count, changes: changes, refused: [], calls: now.count)
+    }
+
+    /// `getInfo` for each photo, a few at a time, in the order given. A photo deleted since
+    /// it was listed is left out.
+    func readTags(_ ids: [String]) async throws -> [PhotoTags] {
+        var results = [PhotoTags?](repeating: nil, count: ids.count)
+        var next = 0
+        try await withThrowingTaskGroup(of: (Int, PhotoTags?).self) { group in
+            func start() {
+                guard next < ids.count else { return }
+                let (i, id) = (next, ids[next])
+                next += 1
+                group.addTask { [client] in
+                    do {
+                        return (i, PhotoTags(getInfo: try await client.call("flickr.photos.getInfo", ["photo_id": id])))
+                    } catch let error as FlickrError where error.kind == .api && error.code == 1 {
+                        return (i, nil)
+                    }
+                }
+            }
+            for _ in 0..<max(1, concurrency) { start() }
+            while let (i, tags) = try await group.next() {
+                results[i] = tags
+                start()
+            }
+        }
+        return results.compactMap { $0 }
+    }
+}

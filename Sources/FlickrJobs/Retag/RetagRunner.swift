@@ -1,0 +1,209 @@
+import FlickrAPI
+import FlickrProtocol
+import Foundation
+
+/// How an apply is going, for a progress line or NDJSON events.
+public struct JobProgress: Sendable, Hashable, Codable {
+    public var job: String
+    public var total: Int
+    public var done: Int
+    public var failed: Int
+    public var conflicts: Int
+    /// Calls made by this run.
+    public var calls: Int
+    public var elapsed: Double
+    /// Seconds left at the rate observed so far (nil before the first photo).
+    public var eta: Double?
+    /// The photo just finished and how (`done`, `conflict`, `failed`), if any.
+    public var photo: String?
+    public var outcome: String?
+}
+
+/// Applies a planned job (or resumes one) through a write-ahead journal:
+/// - a photo's intent (`writing`, with the write) is durable before the write is sent, its
+///   outcome after the answer;
+/// - before the first write, `photos.recentlyUpdated` since the plan finds photos changed
+///   elsewhere (`lastupdate` differs from the pre-image): conflicts, skipped, never overwritten;
+/// - an ambiguous outcome (timeout, reset, 5xx, a lost answer) and every photo a previous run
+///   left `writing` or `failed` is settled by reading the photo, never by replaying blindly;
+/// - a photo that still fails is recorded and the job goes on.
+public struct RetagRunner: Sendable {
+    public let client: FlickrClient
+    public let store: JobStore
+    /// Attempts per photo (each after a settling read).
+    public var attempts = 3
+
+    public init(client: FlickrClient, store: JobStore) {
+        self.client = client
+        self.store = store
+    }
+
+    /// The end of a run.
+    public struct Outcome: Sendable {
+        public var job: JobSummary
+        /// Stopped on request (`shouldStop`) before the end; the job can be resumed.
+        public var stopped: Bool
+    }
+
+    /// Applies or resumes `job`. `shouldStop` is asked between photos (Ctrl-C).
+    public func run(_ job: String, progress: @Sendable (JobProgress) -> Void = { _ in },
+                    shouldStop: @Sendable () -> Bool = { false }) async throws -> Outcome {
+        let header = try store.header(job)
+        let start = Date()
+        try store.setState("running", job: job, runner: getpid())
+        var calls = 0
+        let photos = try store.photos(of: job)
+        var counts = (done: photos.filter { $0.status == .done }.count, failed: 0, conflicts: photos.filter { $0.status == .conflict }.count)
+        let pending = photos.filter { $0.status == .planned || $0.status == .writing || ($0.status == .failed && $0.intent != nil) }
+        counts.failed = photos.filter { $0.status == .failed && $0.intent == nil }.count
+        var changedElsewhere = try await recentlyUpdated(since: header.planTime, calls: &calls)
+        var stopped = false
+        for (n, photo) in pending.enumerated() {
+            if shouldStop() {
+                stopped = true
+                break
+            }
+            if n > 0, n % 500 == 0 { changedElsewhere = try await recentlyUpdated(since: header.planTime, calls: &calls) }
+            let id = photo.change.pre.photoID
+            var current: PhotoTags?
+            var made = 0
+            if photo.status == .planned, let stamp = changedElsewhere[id], stamp != photo.change.pre.lastUpdate {
+                try store.record(job: job, photo: id, .conflict, detail: "changed since the plan (lastupdate \(photo.change.pre.lastUpdate) → \(stamp))")
+                counts.conflicts += 1
+                progress(report(job, photos.count, counts, calls, start, processed: n + 1, left: pending.count - n - 1, id, "conflict"))
+                continue
+            }
+            if photo.status != .planned {
+                // A previous run may or may not have written it: read, never replay blindly.
+                current = try await read(id, calls: &made)
+            } else if let stamp = changedElsewhere[id], stamp >= header.planTime {
+                // Changed in the very second the plan read it: lastupdate (whole seconds) cannot
+                // tell, the tags can.
+                current = try await read(id, calls: &made)
+                if let now = current, Set(now.tags) != Set(photo.change.pre.tags) {
+                    calls += made
+                    try store.record(job: job, photo: id, .conflict, detail: "its tags changed since the plan", calls: made)
+                    counts.conflicts += 1
+                    progress(report(job, photos.count, counts, calls, start, processed: n + 1, left: pending.count - n - 1, id, "conflict"))
+                    continue
+                }
+            }
+            let (status, detail) = try await settle(job: job, change: photo.change, current: current, calls: &made)
+            calls += made
+            // A runtime failure keeps a mark so that resume settles it again (by reading first).
+            try store.record(job: job, photo: id, status, intent: status == .failed ? "settle" : nil, detail: detail, calls: made)
+            switch status {
+            case .done: counts.done += 1
+            case .conflict: counts.conflicts += 1
+            default: counts.failed += 1
+            }
+            progress(report(job, photos.count, counts, calls, start, processed: n + 1, left: pending.count - n - 1, id, status.rawValue))
+        }
+        if stopped {
+            try store.setState("running", job: job, runner: nil)
+        } else {
+            let complete = counts.done == photos.count
+            try store.setState(complete ? "done" : "failed", job: job)
+            if complete, header.kind == "undo", let parent = header.parent { try store.setState("undone", job: parent) }
+        }
+        return Outcome(job: try store.job(job), stopped: stopped)
+    }
+
+    /// Drives one photo to its target: journal the intent, write, and settle anything unclear
+    /// by reading. Returns the final status to record.
+    func settle(job: String, change: PhotoChange, current: PhotoTags?, calls: inout Int) async throws -> (PhotoStatus, String?) {
+        let id = change.pre.photoID
+        var current = current
+        for _ in 0..<attempts {
+            switch PhotoStep.next(change, current: current) {
+            case .done: return (.done, nil)
+            case .conflict(let why): return (.conflict, why)
+            case .write(let write):
+                try store.record(job: job, photo: id, .writing, intent: Self.describe(write))
+                do {
+                    try await perform(write, on: id, calls: &calls)
+                    return (.done, nil)
+                } catch let error as FlickrError where Self.isDefinite(error, write) {
+                    return (.failed, "\(error)")
+                } catch let error as FlickrError {
+                    // The write may or may not have happened: look.
+                    _ = error
+                    do { current = try await read(id, calls: &calls) } catch let readError as FlickrError {
+                        return (.failed, "could not read the photo to settle an unclear write: \(readError)")
+                    }
+                }
+            }
+        }
+        return (.failed, "did not reach the planned tags after \(attempts) attempts")
+    }
+
+    /// Sends a write's calls.
+    func perform(_ write: TagWrite, on photo: String, calls: inout Int) async throws(FlickrError) {
+        switch write {
+        case .setTags(let tags):
+            calls += 1
+            _ = try await client.call("flickr.photos.setTags", ["photo_id": photo, "tags": TagString.join(tags)])
+            CrashPoint.afterWrite()
+        case .removeThenAdd(let remove, let add):
+            for tag in remove {
+                calls += 1
+                _ = try await client.call("flickr.photos.removeTag", ["tag_id": tag.id])
+                CrashPoint.afterWrite()
+            }
+            if !add.isEmpty {
+                calls += 1
+                _ = try await client.call("flickr.photos.addTags", ["photo_id": photo, "tags": TagString.join(add)])
+                CrashPoint.afterWrite()
+            }
+        }
+    }
+
+    /// Whether an error proves the write did not happen (Flickr refused it, or the request
+    /// was never sent). A removeTag "not found" is not proof: an earlier attempt may have
+    /// removed it.
+    static func isDefinite(_ error: FlickrError, _ write: TagWrite) -> Bool {
+        switch error.kind {
+        case .usage, .oauth: return true
+        case .api:
+            if case .removeThenAdd = write { return false }
+            return error.code != 105 && error.code != 106
+        default: return false
+        }
+    }
+
+    func read(_ photo: String, calls: inout Int) async throws(FlickrError) -> PhotoTags? {
+        calls += 1
+        return PhotoTags(getInfo: try await client.call("flickr.photos.getInfo", ["photo_id": photo]))
+    }
+
+    /// `photo id → lastupdate` of the caller's photos changed since `since`.
+    func recentlyUpdated(since: Int, calls: inout Int) async throws -> [String: Int] {
+        var out: [String: Int] = [:]
+        var page = 1
+        while true {
+            let rsp = try await client.call("flickr.photos.recentlyUpdated",
+                                            ["min_date": String(since), "per_page": "500", "page": String(page), "extras": "last_update"])
+            calls += 1
+            for p in rsp["photos"]?["photo"]?.array ?? [] {
+                if let id = p["id"]?.string { out[id] = p["lastupdate"]?.int ?? 0 }
+            }
+            if page >= (rsp["photos"]?["pages"]?.int ?? 1) { break }
+            page += 1
+        }
+        return out
+    }
+
+    static func describe(_ write: TagWrite) -> String {
+        switch write {
+        case .setTags(let tags): return "setTags " + TagString.join(tags)
+        case .removeThenAdd(let r, let a): return "removeTag " + r.map(\.id).joined(separator: ",") + "; addTags " + TagString.join(a)
+        }
+    }
+
+    func report(_ job: String, _ total: Int, _ c: (done: Int, failed: Int, conflicts: Int), _ calls: Int, _ start: Date,
+                processed: Int, left: Int, _ photo: String?, _ outcome: String?) -> JobProgress {
+        let elapsed = Date().timeIntervalSince(start)
+        return JobProgress(job: job, total: total, done: c.done, failed: c.failed, conflicts: c.conflicts, calls: calls,
+                           elapsed: elapsed, eta: elapsed / Double(max(1, processed)) * Double(left), photo: photo, outcome: outcome)
+    }
+}

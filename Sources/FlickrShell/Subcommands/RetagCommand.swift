@@ -1,0 +1,322 @@
+import FlickrAPI
+import FlickrJobs
+import FlickrProtocol
+import Foundation
+import Synchronization
+
+/// `flickr retag plan RULES… [--query k=v…] [--out PLAN] [--json]`, `retag apply PLAN [--yes]`,
+/// `retag resume [JOB|last]`, `retag undo [JOB|last] [--yes]` (CLI.md). Plan exits as `diff`
+/// does: 0 nothing to change, 1 changes planned, 2 an error; apply, resume and undo exit 0 only
+/// when every planned photo is done.
+enum RetagCommand {
+    static let usage = "usage: flickr retag plan RULES... [--query k=v...] [--out PLAN] [--json] | apply PLAN [--yes] | resume [JOB|last] | undo [JOB|last] [--yes]"
+
+    static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
+        guard let action = args.first else { throw Invocation.UsageError(message: usage) }
+        let rest = Array(args.dropFirst())
+        switch action {
+        case "plan": return try await plan(rest, inv, env)
+        case "apply": return try await apply(rest, inv, env)
+        case "resume": return try await resume(rest, inv, env)
+        case "undo": return try await undo(rest, inv, env)
+        default: throw Invocation.UsageError(message: "unknown action '\(action)'; \(usage)")
+        }
+    }
+
+    /// The parsed words of `retag plan`.
+    struct PlanArguments {
+        var rules: [RetagRule] = []
+        var query: [String: String] = [:]
+        var out: String?
+        var json = false
+    }
+
+    /// Rules are repeatable and ordered (`--rename OLD NEW` takes two words), so `plan` parses
+    /// its own words.
+    static func parsePlan(_ args: [String]) throws(Invocation.UsageError) -> PlanArguments {
+        var p = PlanArguments()
+        var i = 0
+        func value(_ name: String) throws(Invocation.UsageError) -> String {
+            i += 1
+            guard i < args.count else { throw Invocation.UsageError(message: "\(name) needs a value") }
+            return args[i]
+        }
+        while i < args.count {
+            let a = args[i]
+            switch a {
+            case "--rename":
+                let from = try value(a)
+                let to = try value(a)
+                do { p.rules.append(try RetagRule.renaming(from, to: to)) } catch { throw Invocation.UsageError(message: error.message) }
+            case "--add", "--remove":
+                let tag = try value(a)
+                guard !TagString.clean(tag).isEmpty else { throw Invocation.UsageError(message: "\(a): '\(tag)' is not a tag") }
+                p.rules.append(a == "--add" ? .add(tag) : .remove(tag))
+            case "--query":
+                let kv = try value(a)
+                guard let eq = kv.firstIndex(of: "="), eq != kv.startIndex else {
+                    throw Invocation.UsageError(message: "--query: '\(kv)' is not key=value")
+                }
+                let key = String(kv[..<eq])
+                guard Self.queryKeys.contains(key) else {
+                    throw Invocation.UsageError(message: "--query: '\(key)' is not one of \(Self.queryKeys.sorted().joined(separator: ", "))")
+                }
+                p.query[key] = String(kv[kv.index(after: eq)...])
+            case "--out": p.out = try value(a)
+            case "--json": p.json = true
+            default: throw Invocation.UsageError(message: "unknown word '\(a)'; \(usage)")
+            }
+            i += 1
+        }
+        guard !p.rules.isEmpty else { throw Invocation.UsageError(message: "no rule given (--rename OLD NEW, --add TAG, --remove TAG)") }
+        return p
+    }
+
+    /// What `--query` accepts: a search of one's own photos, or a set.
+    static let queryKeys: Set<String> = [
+        "tags", "tag_mode", "machine_tags", "machine_tag_mode", "text", "min_upload_date", "max_upload_date",
+        "min_taken_date", "max_taken_date", "photoset_id", "privacy_filter", "media", "content_types", "license",
+    ]
+
+    static func plan(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
+        let p = try parsePlan(args)
+        let (opened, store) = try await open(inv, env)
+        defer { opened.close() }
+        let result: RetagPlanner.Result
+        do {
+            result = try await RetagPlanner(client: opened.session.client, store: store).plan(rules: p.rules, query: p.query)
+        } catch let error as FlickrError {
+            FileHandleOutput.standardError("flickr retag plan: \(error)\n")
+            return 2
+        }
+        let document = try planJSON(result, store: store)
+        if let out = p.out {
+            do { try Data((document + "\n").utf8).write(to: URL(fileURLWithPath: out)) } catch {
+                FileHandleOutput.standardError("flickr retag plan: cannot write \(out): \(error.localizedDescription)\n")
+                return 2
+            }
+        }
+        if p.json {
+            print(document)
+        } else {
+            print(diff(result))
+        }
+        return result.changes.isEmpty && result.refused.isEmpty ? 0 : 1
+    }
+
+    /// The per-photo diff and the summary.
+    static func diff(_ r: RetagPlanner.Result) -> String {
+        var lines: [String] = []
+        for change in r.changes {
+            lines.append("photo \(change.pre.photoID)")
+            for raw in change.removed { lines.append("- \(raw)") }
+            for raw in change.added { lines.append("+ \(raw)") }
+        }
+        for (change, reason) in r.refused { lines.append("photo \(change.pre.photoID): not changed: \(reason)") }
+        let tagChanges = r.changes.reduce(0) { $0 + $1.removed.count + $1.added.count }
+        let calls = applyCalls(r.changes)
+        let hours = Double(calls) / 3_600
+        lines.append("")
+        lines.append("job \(r.job): \(r.changes.count) photo\(r.changes.count == 1 ? "" : "s") to change of \(r.enumerated) looked at, "
+                     + "\(tagChanges) tag change\(tagChanges == 1 ? "" : "s")"
+                     + (r.refused.isEmpty ? "" : ", \(r.refused.count) refused"))
+        lines.append("apply will cost about \(calls) call\(calls == 1 ? "" : "s") (ETA at 3,600 calls/hour: \(duration(hours * 3_600))); "
+                     + "the plan took \(r.calls)")
+        if !r.changes.isEmpty { lines.append("apply it with: flickr retag apply \(r.job)") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Calls an apply of these changes makes: the writes, and one conflict check.
+    static func applyCalls(_ changes: [PhotoChange]) -> Int {
+        1 + changes.reduce(0) { total, change in
+            if case .write(let w) = PhotoStep.next(change, current: nil) { return total + w.calls }
+            return total
+        }
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded())
+        if s < 60 { return "\(s) s" }
+        if s < 3_600 { return "\(s / 60) min \(s % 60) s" }
+        return "\(s / 3_600) h \(s % 3_600 / 60) min"
+    }
+
+    /// The plan as JSON (`--json`, `--out`).
+    static func planJSON(_ r: RetagPlanner.Result, store: JobStore) throws -> String {
+        func tags(_ list: [PhotoTag], authors: Bool) -> [[String: String]] {
+            list.map { authors ? ["id": $0.id, "author": $0.author, "raw": $0.raw] : ["id": $0.id, "raw": $0.raw] }
+        }
+        var photos: [[String: Any]] = []
+        for change in r.changes {
+            photos.append(["id": change.pre.photoID, "lastupdate": change.pre.lastUpdate,
+                           "owner_tags": tags(change.pre.ownerTags, authors: false), "other_tags": tags(change.pre.otherTags, authors: true),
+                           "target": change.target, "removed": change.removed, "added": change.added])
+        }
+        let refused: [[String: Any]] = r.refused.map { ["id": $0.0.pre.photoID, "reason": $0.1] }
+        let object: [String: Any] = [
+            "job": r.job, "database": store.path, "enumerated": r.enumerated, "photos": photos, "refused": refused,
+            "apply_calls": applyCalls(r.changes), "plan_calls": r.calls,
+        ]
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func apply(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
+        let (flags, words) = try runOptions(args)
+        guard words.count == 1 else { throw Invocation.UsageError(message: "usage: flickr retag apply PLAN [--yes] [--events]") }
+        let (opened, store) = try await open(inv, env)
+        defer { opened.close() }
+        let job = try resolvePlan(words[0], store: store)
+        guard job.state == "planned" else {
+            throw Invocation.UsageError(message: "job \(job.id) is \(job.state), not planned; "
+                                        + (job.state == "interrupted" ? "continue it with: flickr retag resume \(job.id)" : "see flickr jobs show \(job.id)"))
+        }
+        guard try confirm("Apply job \(job.id) to \(job.photos) photo\(job.photos == 1 ? "" : "s")?", flags) else { return 1 }
+        return try await execute(job.id, opened: opened, store: store, events: flags.contains("events"))
+    }
+
+    static func resume(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
+        let (flags, words) = try runOptions(args)
+        guard words.count <= 1 else { throw Invocation.UsageError(message: "usage: flickr retag resume [JOB|last] [--events]") }
+        let (opened, store) = try await open(inv, env)
+        defer { opened.close() }
+        let job = try jobOrUsage(store, words.first ?? "last") { ["planned", "interrupted", "failed"].contains($0.state) }
+        guard job.state != "running" else { throw Invocation.UsageError(message: "job \(job.id) is running in another process") }
+        guard job.state != "done", job.state != "undone" else {
+            print("job \(job.id) is \(job.state); nothing to resume")
+            return 0
+        }
+        return try await execute(job.id, opened: opened, store: store, events: flags.contains("events"))
+    }
+
+    static func undo(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
+        let (flags, words) = try runOptions(args)
+        guard words.count <= 1 else { throw Invocation.UsageError(message: "usage: flickr retag undo [JOB|last] [--yes] [--events]") }
+        let (opened, store) = try await open(inv, env)
+        defer { opened.close() }
+        let job = try jobOrUsage(store, words.first ?? "last") { $0.kind == "retag" && $0.state != "planned" }
+        guard job.kind == "retag" else { throw Invocation.UsageError(message: "job \(job.id) is an undo; undo the retag job it reverses instead") }
+        // An undo interrupted earlier is resumed rather than planned again.
+        if let pending = try store.jobs().first(where: { $0.parent == job.id && ($0.state == "interrupted" || $0.state == "planned") }) {
+            print("resuming \(pending.id), the undo of \(job.id)")
+            return try await execute(pending.id, opened: opened, store: store, events: flags.contains("events"))
+        }
+        let planned = try await RetagPlanner(client: opened.session.client, store: store).planUndo(of: job.id)
+        guard !planned.changes.isEmpty else {
+            // The empty undo still runs, so that the job is recorded done and the retag undone.
+            _ = try await RetagRunner(client: opened.session.client, store: store).run(planned.job)
+            print("nothing to undo: every photo \(job.id) touched has its tags from before it")
+            return 0
+        }
+        print(diff(planned))
+        guard try confirm("Undo job \(job.id) on \(planned.changes.count) photo\(planned.changes.count == 1 ? "" : "s")?", flags) else { return 1 }
+        return try await execute(planned.job, opened: opened, store: store, events: flags.contains("events"))
+    }
+
+    /// Runs a job to its end (or Ctrl-C), with a progress line on a terminal or NDJSON events.
+    static func execute(_ job: String, opened: Subcommands.OpenSession, store: JobStore, events: Bool) async throws -> Int32 {
+        let stop = StopFlag()
+        let source = stop.watchInterrupt()
+        defer { source.cancel(); signal(SIGINT, SIG_DFL) }
+        let terminal = Terminal.stderrIsTerminal
+        let outcome = try await RetagRunner(client: opened.session.client, store: store).run(job, progress: { p in
+            if events {
+                FileHandleOutput.standardError(eventLine(p) + "\n")
+            } else if terminal {
+                FileHandleOutput.standardError("\r\u{1B}[K" + progressLine(p))
+            }
+        }, shouldStop: { stop.isSet })
+        if terminal, !events { FileHandleOutput.standardError("\n") }
+        let s = outcome.job
+        print("job \(s.id): \(s.done) of \(s.photos) photos done, \(s.failed) failed, \(s.conflicts) conflict\(s.conflicts == 1 ? "" : "s"), \(s.calls) calls")
+        for photo in try store.photos(of: s.id) where photo.status == .failed || photo.status == .conflict {
+            print("  \(photo.status.rawValue): photo \(photo.change.pre.photoID): \(photo.detail ?? "")")
+        }
+        if outcome.stopped {
+            FileHandleOutput.standardError("stopped after the current photo; the journal is consistent. Resume with: flickr retag resume \(s.id)\n")
+            return 130
+        }
+        return s.state == "done" ? 0 : 1
+    }
+
+    static func progressLine(_ p: JobProgress) -> String {
+        let rate = p.elapsed > 0 ? Double(p.calls) / p.elapsed : 0
+        return "[\(p.done + p.failed + p.conflicts)/\(p.total)] \(p.calls) calls, \(String(format: "%.1f", rate))/s, "
+            + "\(p.failed) failed, \(p.conflicts) conflicts" + (p.eta.map { ", ETA \(duration($0))" } ?? "")
+    }
+
+    static func eventLine(_ p: JobProgress) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: (try? encoder.encode(p)) ?? Data(), as: UTF8.self)
+    }
+
+    /// `--yes` and `--events`, and the other words.
+    static func runOptions(_ args: [String]) throws(Invocation.UsageError) -> (Set<String>, [String]) {
+        var flags = Set<String>()
+        var words: [String] = []
+        for a in args {
+            if a == "--yes" || a == "-y" { flags.insert("yes") } else if a == "--events" { flags.insert("events") } else if a.hasPrefix("-") {
+                throw Invocation.UsageError(message: "unknown option \(a)")
+            } else { words.append(a) }
+        }
+        return (flags, words)
+    }
+
+    /// Asks on a terminal; without one, `--yes` is required.
+    static func confirm(_ question: String, _ flags: Set<String>) throws(Invocation.UsageError) -> Bool {
+        if flags.contains("yes") { return true }
+        guard Terminal.stdinIsTerminal else {
+            throw Invocation.UsageError(message: "no terminal to confirm on: add --yes")
+        }
+        FileHandleOutput.standardError(question + " [y/N] ")
+        return (readLine() ?? "").lowercased().hasPrefix("y")
+    }
+
+    /// A plan file written by `--out` (its `job`) or a job id.
+    static func resolvePlan(_ word: String, store: JobStore) throws -> JobSummary {
+        if FileManager.default.fileExists(atPath: word) {
+            guard let data = FileManager.default.contents(atPath: word),
+                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let id = object["job"] as? String else {
+                throw Invocation.UsageError(message: "\(word) is not a plan written by flickr retag plan --out")
+            }
+            do { return try store.job(id) } catch {
+                throw Invocation.UsageError(message: "the plan in \(word) (job \(id)) is not in this machine's job database \(store.path)")
+            }
+        }
+        return try jobOrUsage(store, word) { $0.state == "planned" }
+    }
+
+    static func jobOrUsage(_ store: JobStore, _ id: String, where accept: (JobSummary) -> Bool) throws -> JobSummary {
+        do { return try store.job(id, where: accept) } catch { throw Invocation.UsageError(message: error.message) }
+    }
+
+    /// The client session and the job database.
+    static func open(_ inv: Invocation, _ env: [String: String]) async throws -> (Subcommands.OpenSession, JobStore) {
+        let store = try JobStore(path: JobStore.defaultPath(environment: env))
+        let opened = try await Subcommands.session(inv, env)
+        guard !opened.session.client.context.apiKey.isEmpty else {
+            opened.close()
+            throw FlickrError.missingCredentials("API key", method: "retag")
+        }
+        return (opened, store)
+    }
+}
+
+/// Set by Ctrl-C: the job stops after the current photo.
+final class StopFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+
+    /// Turns SIGINT into the flag (the first Ctrl-C; the default action is restored after).
+    func watchInterrupt() -> any DispatchSourceSignal {
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { [self] in
+            self.flag.store(true, ordering: .releasing)
+            FileHandleOutput.standardError("\nstopping after the current photo…\n")
+        }
+        source.resume()
+        return source
+    }
+}

@@ -1,0 +1,197 @@
+import FlickrAPI
+import FlickrJobs
+import FlickrProtocol
+import FlickrSandbox
+import FlickrTestSupport
+import Foundation
+import Testing
+
+/// `flickr retag` and `flickr jobs` as a user runs them, against a sandbox over loopback.
+@Suite("flickr retag: plan, apply, conflicts, kill -9 and resume, undo", .timeLimit(.minutes(6)), .tags(.command), .kind("command"))
+struct RetagCommandTests {
+    static let photoCount = 24
+
+    /// A sandbox with alice's photos (tagged `paris`, `Paris "old town"`, `tram`, …) and bob,
+    /// who has put `great shot` on some of them; `body` gets the server, a client of alice and
+    /// the flickr environment.
+    static func world<T>(log: URL? = nil, _ body: (FlickrSandboxServer, FlickrClient, [String: String]) async throws -> T) async throws -> T {
+        var photos: [[String: Any]] = []
+        let tagSets = ["paris night", "Paris \"old town\"", "tram paris", "\"Reykjavík\" tram", "Paris"]
+        for i in 0..<photoCount {
+            photos.append(["id": String(8_000_000_000 + i), "owner": "alice", "title": "p\(i)", "tags": tagSets[i % tagSets.count],
+                           "date_posted": 1_500_000_000 + i * 3600])
+        }
+        let seed: [String: Any] = ["users": [["username": "alice"], ["username": "bob"]], "photos": photos,
+                                   "tokens": [["token": "72157600000000009-00000000000000bb", "secret": "bbbbbbbbbbbbbbbb", "user": "bob", "perms": "write"]]]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("retag-seed-\(UUID().uuidString).json")
+        try JSONSerialization.data(withJSONObject: seed).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var configuration = SandboxConfiguration(dataFile: file.path)
+        configuration.logFile = log?.path
+        let server = try await FlickrSandboxServer.start(configuration)
+        do {
+            let c = server.credentials
+            let alice = FlickrClient(context: FlickrContext(apiKey: c.apiKey, sharedSecret: c.apiSecret, oauthToken: c.oauthToken,
+                                                            oauthTokenSecret: c.oauthTokenSecret, endpoints: Endpoints(baseURL: server.url)))
+            let bob = FlickrClient(context: FlickrContext(apiKey: c.apiKey, sharedSecret: c.apiSecret, oauthToken: "72157600000000009-00000000000000bb",
+                                                          oauthTokenSecret: "bbbbbbbbbbbbbbbb", endpoints: Endpoints(baseURL: server.url)))
+            for i in stride(from: 0, to: photoCount, by: 3) {
+                _ = try await bob.call("flickr.photos.addTags", ["photo_id": String(8_000_000_000 + i), "tags": "\"great shot\""])
+            }
+            let world = try CommandWorld("retag")
+            var env = world.environment
+            env["FLICKR_ENDPOINT"] = server.url
+            env["FLICKR_API_KEY"] = c.apiKey
+            env["FLICKR_API_SECRET"] = c.apiSecret
+            env["FLICKR_OAUTH_TOKEN"] = c.oauthToken
+            env["FLICKR_OAUTH_TOKEN_SECRET"] = c.oauthTokenSecret
+            let result = try await body(server, alice, env)
+            try? FileManager.default.removeItem(at: world.directory)
+            try await server.stop()
+            return result
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+    }
+
+    static let rules = ["--rename", "paris", "Paris", "--add", "city trip", "--remove", "tram", "--rename", "REYKJAVÍK", "Reykjavík, Iceland"]
+
+    /// What the rules above make of the owner's raw tags, written out by hand.
+    static func expected(_ raws: [String]) -> Set<String> {
+        var out: [String] = []
+        for raw in raws {
+            switch TagString.clean(raw) {
+            case "paris": out.append("Paris")
+            case "tram": continue
+            case "reykjavík": out.append("Reykjavík, Iceland")
+            default: out.append(raw)
+            }
+        }
+        if !out.contains(where: { TagString.clean($0) == "citytrip" }) { out.append("city trip") }
+        var seen = Set<String>()
+        return Set(out.filter { seen.insert(TagString.clean($0)).inserted })
+    }
+
+    static func tags(_ client: FlickrClient) async throws -> [String: PhotoTags] {
+        var out: [String: PhotoTags] = [:]
+        for i in 0..<photoCount {
+            let id = String(8_000_000_000 + i)
+            out[id] = PhotoTags(getInfo: try await client.call("flickr.photos.getInfo", ["photo_id": id]))
+        }
+        return out
+    }
+
+    static func flickr(_ args: [String], _ env: [String: String]) async throws -> Products.Result {
+        try await Products.run(try Products.executable("flickr"), args, environment: env, timeout: 120)
+    }
+
+    /// The tags now are exactly what the rules make of `before`: owner raws, no duplicates,
+    /// other members' tags untouched (ids, authors, raw forms).
+    static func expectFinal(_ before: [String: PhotoTags], _ after: [String: PhotoTags], _ context: String) {
+        for (id, pre) in before {
+            guard let post = after[id] else {
+                Issue.record("\(context): photo \(id) is gone")
+                continue
+            }
+            let own = post.ownerTags.map(\.raw)
+            #expect(Set(own) == expected(pre.ownerTags.map(\.raw)), "\(context): photo \(id): \(own)")
+            #expect(own.count == Set(own.map(TagString.clean)).count, "\(context): photo \(id) has duplicates: \(own)")
+            #expect(post.otherTags == pre.otherTags, "\(context): photo \(id): others' tags changed")
+        }
+    }
+
+    static func writes(in log: URL) throws -> [String] {
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line -> String? in
+            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let m = o["method"] as? String, let method = MethodCatalog.shared.method(m), method.perms >= .write else { return nil }
+            return m
+        }
+    }
+
+    @Test("plan reads only and prints a diff; apply reaches the targets; jobs lists it; undo restores; a second undo changes nothing")
+    func planApplyUndo() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("retag-log-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: log) }
+        try await Self.world(log: log) { _, alice, env in
+            let before = try await Self.tags(alice)
+            let writesBefore = try Self.writes(in: log).count
+            let plan = try await Self.flickr(["retag", "plan"] + Self.rules, env)
+            #expect(plan.status == 1, "\(plan.stderr)")
+            #expect(plan.stdout.contains("- paris") && plan.stdout.contains("+ Paris") && plan.stdout.contains("+ city trip"))
+            #expect(plan.stdout.contains("photos to change of \(Self.photoCount) looked at"))
+            #expect(try Self.writes(in: log).count == writesBefore, "plan made a write")
+            let job = try #require(plan.stdout.split(separator: "\n").first { $0.hasPrefix("job ") }?.split(separator: " ")[1]
+                .trimmingCharacters(in: CharacterSet(charactersIn: ":")))
+            // Without a terminal, apply wants --yes.
+            #expect(try await Self.flickr(["retag", "apply", job], env).status == 2)
+            let apply = try await Self.flickr(["retag", "apply", job, "--yes"], env)
+            #expect(apply.status == 0, "\(apply.stdout) \(apply.stderr)")
+            Self.expectFinal(before, try await Self.tags(alice), "apply")
+            let jobs = try await Self.flickr(["jobs", "--json"], env)
+            let list = try #require(try JSONSerialization.jsonObject(with: Data(jobs.stdout.utf8)) as? [[String: Any]])
+            let entry = try #require(list.first { $0["id"] as? String == job })
+            #expect(entry["state"] as? String == "done" && entry["done"] as? Int == entry["photos"] as? Int && (entry["calls"] as? Int ?? 0) > 0)
+            // A plan of the same rules now finds nothing: exit 0.
+            #expect(try await Self.flickr(["retag", "plan"] + Self.rules, env).status == 0)
+
+            let undo = try await Self.flickr(["retag", "undo", job, "--yes"], env)
+            #expect(undo.status == 0, "\(undo.stdout) \(undo.stderr)")
+            let restored = try await Self.tags(alice)
+            for (id, pre) in before {
+                #expect(Set(restored[id]?.ownerTags.map(\.raw) ?? []) == Set(pre.ownerTags.map(\.raw)), "undo: photo \(id)")
+                #expect(restored[id]?.otherTags == pre.otherTags)
+            }
+            let writesAfterUndo = try Self.writes(in: log).count
+            let again = try await Self.flickr(["retag", "undo", job, "--yes"], env)
+            #expect(again.status == 0 && again.stdout.contains("nothing to undo"), "\(again.stdout) \(again.stderr)")
+            #expect(try Self.writes(in: log).count == writesAfterUndo, "a second undo wrote")
+            let shown = try await Self.flickr(["jobs", "show", job], env)
+            #expect(shown.status == 0 && shown.stdout.contains("undone"))
+        }
+    }
+
+    @Test("A photo edited between plan and apply is a conflict: skipped, reported, not overwritten")
+    func conflict() async throws {
+        try await Self.world { _, alice, env in
+            let planFile = URL(fileURLWithPath: env["HOME"]!).appendingPathComponent("plan.json")
+            let plan = try await Self.flickr(["retag", "plan", "--rename", "paris", "Paris", "--out", planFile.path], env)
+            #expect(plan.status == 1)
+            let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: planFile)) as? [String: Any]
+            #expect((saved?["photos"] as? [Any])?.isEmpty == false)
+            let edited = "8000000000"
+            _ = try await alice.call("flickr.photos.addTags", ["photo_id": edited, "tags": "\"edited elsewhere\""])
+            let apply = try await Self.flickr(["retag", "apply", planFile.path, "--yes"], env)
+            #expect(apply.status == 1)
+            #expect(apply.stdout.contains("conflict: photo \(edited)"), "\(apply.stdout)")
+            let now = try #require(PhotoTags(getInfo: try await alice.call("flickr.photos.getInfo", ["photo_id": edited])))
+            #expect(Set(now.ownerTags.map(\.raw)) == ["paris", "night", "edited elsewhere"])
+        }
+    }
+
+    @Test("kill -9 at 50 points, half right after a write's answer and before the journal records it: resume reaches the exact final state")
+    func killAndResume() async throws {
+        var random = TestRandom("retag.killAndResume")
+        for run in 0..<50 {
+            try await Self.world { _, alice, env in
+                let before = try await Self.tags(alice)
+                let plan = try await Self.flickr(["retag", "plan"] + Self.rules, env)
+                try #require(plan.status == 1, "run \(run): \(plan.stderr)")
+                var crashing = env
+                if run % 2 == 0 {
+                    crashing["FLICKR_TEST_KILL_AFTER_WRITE"] = String(Int.random(in: 1...30, using: &random))
+                    _ = try await Self.flickr(["retag", "apply", "last", "--yes"], crashing)
+                } else {
+                    let process = try InteractiveProcess(try Products.executable("flickr"), ["retag", "apply", "last", "--yes"], environment: env)
+                    try await Task.sleep(for: .milliseconds(Int.random(in: 0...250, using: &random)))
+                    kill(process.process.processIdentifier, SIGKILL)
+                    _ = await process.wait(timeout: 20)
+                }
+                let resume = try await Self.flickr(["retag", "resume", "last"], env)
+                #expect(resume.status == 0, "run \(run): \(resume.stdout) \(resume.stderr)")
+                Self.expectFinal(before, try await Self.tags(alice), "run \(run)")
+            }
+        }
+    }
+}
