@@ -22,6 +22,8 @@ struct Invocation: Equatable {
     var sandbox = false
     var sandboxData: String?
     var endpoint: String?
+    /// `--budget N/SECONDS`: the per-key call budget shared by every process.
+    var budget: String?
     var profile: String?
     var debug = false
     var noColor = false
@@ -77,6 +79,7 @@ struct Invocation: Equatable {
         switch name {
         case "sandbox": sandbox = true; sandboxData = value
         case "endpoint": endpoint = value
+        case "budget": budget = value
         case "profile": profile = value
         case "debug": debug = true
         case "no-color": noColor = true

@@ -1,4 +1,5 @@
 import FlickrAPI
+import FlickrJobs
 import FlickrLua
 import FlickrLuaSandbox
 import FlickrSandbox
@@ -53,9 +54,35 @@ public enum FlickrShell {
             var configuration = SandboxConfiguration()
             configuration.dataFile = invocation.sandboxData
             let (server, session) = try await FlickrLuaSandbox.start(configuration, options: options)
+            try applyBudget(invocation, environment: environment, to: session.client)
             return (session, server)
         }
-        return (try await FlickrLuaSession(options), nil)
+        let session = try await FlickrLuaSession(options)
+        try applyBudget(invocation, environment: environment, to: session.client)
+        return (session, nil)
+    }
+
+    /// The per-key budget every flickr process shares (`--budget`, else `FLICKR_BUDGET`, else a
+    /// little under Flickr's 3,600 calls an hour for a real endpoint and none on loopback).
+    static func applyBudget(_ invocation: Invocation, environment: [String: String], to client: FlickrClient) throws {
+        let text = invocation.budget ?? environment["FLICKR_BUDGET"].flatMap { $0.isEmpty ? nil : $0 }
+        let budget: CallBudget
+        if let text {
+            do { budget = try CallBudget.parse(text) } catch {
+                throw Invocation.UsageError(message: "--budget/FLICKR_BUDGET: \(error.message)")
+            }
+        } else if isLoopback(client.context.endpoints.rest) {
+            return
+        } else {
+            budget = CallBudget.flickrDefault
+        }
+        client.pacer = try SharedBudget(budget: budget, store: JobStore(path: JobStore.defaultPath(environment: environment)))
+    }
+
+    /// Whether a URL names this machine (127.0.0.0/8, ::1, localhost).
+    static func isLoopback(_ url: String) -> Bool {
+        guard let host = URLComponents(string: url)?.host?.lowercased() else { return false }
+        return host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
     }
 
     /// `--debug` traces every HTTP request and response on stderr (the client redacts secrets).

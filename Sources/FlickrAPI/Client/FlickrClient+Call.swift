@@ -187,6 +187,7 @@ extension FlickrClient {
             if rateLimited {
                 do {
                     try await limiter.acquire()
+                    try await pacer?.acquire(apiKey: context.apiKey)
                 } catch {
                     throw FlickrError(kind: .cancelled, message: "cancelled", method: method)
                 }
@@ -194,6 +195,9 @@ extension FlickrClient {
             do {
                 return try await attempt()
             } catch {
+                if rateLimited, error.httpStatus == 429, let pacer {
+                    await pacer.backOff(apiKey: context.apiKey, seconds: error.retryAfter ?? 1)
+                }
                 let policy = context.retryPolicy
                 let retryable = !isWrite || policy.retryWrites || policy.idempotentWrites.contains(method)
                 guard error.isTransient, retryable, number < policy.maxAttempts, !Task.isCancelled else { throw error }

@@ -16,6 +16,7 @@ import Synchronization
 /// The context can change while the client lives (auth flows put tokens in it).
 public final class FlickrClient: Sendable {
     private let state: Mutex<FlickrContext>
+    private let pacerBox = Mutex<(any CallPacer)?>(nil)
     let transport: HTTPTransport
     let limiter: RateLimiter
     /// Where request/response traces go (level `.trace`; secrets are redacted before logging).
@@ -41,6 +42,13 @@ public final class FlickrClient: Sendable {
             return ctx.ratePolicy
         }
         Task { [limiter] in await limiter.update(policy) }
+    }
+
+    /// A pacer shared beyond this client (a budget per API key across processes), asked
+    /// before every API call attempt in addition to the rate limiter; nil for none.
+    public var pacer: (any CallPacer)? {
+        get { pacerBox.withLock { $0 } }
+        set { pacerBox.withLock { $0 = newValue } }
     }
 
     /// Sets the rate policy and waits until the limiter uses it.

@@ -102,6 +102,7 @@ extension FlickrClient {
                       progress: UploadProgress?) async throws(FlickrError) -> UploadResult {
         do {
             try await limiter.acquire()
+            try await pacer?.acquire(apiKey: context.apiKey)
         } catch {
             throw FlickrError(kind: .cancelled, message: "cancelled", method: service)
         }

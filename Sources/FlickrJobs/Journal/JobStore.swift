@@ -76,9 +76,22 @@ public final class JobStore: Sendable {
         CREATE INDEX IF NOT EXISTS photo_status ON photo(job, status);
         """
 
-    /// Runs `body` in one write transaction; a failure is a ``JobError``.
+    /// Runs `body` in one IMMEDIATE write transaction (the write lock is taken at the start, so
+    /// processes sharing the database wait their turn instead of failing on a stale read); a
+    /// failure is a ``JobError``.
     func write<T>(_ body: (Database) throws -> T) throws(JobError) -> T {
-        do { return try queue.write(body) } catch { throw JobError("job database: \(error)") }
+        do {
+            return try queue.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(db)
+                    return .commit
+                }
+                return result!
+            }
+        } catch {
+            throw JobError("job database: \(error)")
+        }
     }
 
     func read<T>(_ body: (Database) throws -> T) throws(JobError) -> T {

@@ -32,6 +32,9 @@ public struct RetagRunner: Sendable {
     public let store: JobStore
     /// Attempts per photo (each after a settling read).
     public var attempts = 3
+    /// Seconds per call when calls are paced by a budget: the ETA is then the calls left times
+    /// this; otherwise the rate observed so far.
+    public var secondsPerCall: Double?
 
     public init(client: FlickrClient, store: JobStore) {
         self.client = client
@@ -57,6 +60,16 @@ public struct RetagRunner: Sendable {
         let pending = photos.filter { $0.status == .planned || $0.status == .writing || ($0.status == .failed && $0.intent != nil) }
         counts.failed = photos.filter { $0.status == .failed && $0.intent == nil }.count
         var changedElsewhere = try await recentlyUpdated(since: header.planTime, calls: &calls)
+        // Calls still planned after each photo (for the ETA): its write, and a read where the
+        // photo must be looked at first.
+        var callsAfter = [Int](repeating: 0, count: pending.count + 1)
+        for i in pending.indices.reversed() {
+            var estimate = 0
+            if case .write(let w) = PhotoStep.next(pending[i].change, current: nil) { estimate = w.calls }
+            let stamp = changedElsewhere[pending[i].change.pre.photoID]
+            let reads = pending[i].status != .planned || (stamp.map { $0 >= header.planTime } ?? false) ? 1 : 0
+            callsAfter[i] = callsAfter[i + 1] + estimate + reads
+        }
         var stopped = false
         for (n, photo) in pending.enumerated() {
             if shouldStop() {
@@ -70,7 +83,7 @@ public struct RetagRunner: Sendable {
             if photo.status == .planned, let stamp = changedElsewhere[id], stamp != photo.change.pre.lastUpdate {
                 try store.record(job: job, photo: id, .conflict, detail: "changed since the plan (lastupdate \(photo.change.pre.lastUpdate) → \(stamp))")
                 counts.conflicts += 1
-                progress(report(job, photos.count, counts, calls, start, processed: n + 1, left: pending.count - n - 1, id, "conflict"))
+                progress(report(job, photos.count, counts, calls, start, processed: n + 1, callsLeft: callsAfter[n + 1], id, "conflict"))
                 continue
             }
             if photo.status != .planned {
@@ -84,7 +97,7 @@ public struct RetagRunner: Sendable {
                     calls += made
                     try store.record(job: job, photo: id, .conflict, detail: "its tags changed since the plan", calls: made)
                     counts.conflicts += 1
-                    progress(report(job, photos.count, counts, calls, start, processed: n + 1, left: pending.count - n - 1, id, "conflict"))
+                    progress(report(job, photos.count, counts, calls, start, processed: n + 1, callsLeft: callsAfter[n + 1], id, "conflict"))
                     continue
                 }
             }
@@ -97,7 +110,7 @@ public struct RetagRunner: Sendable {
             case .conflict: counts.conflicts += 1
             default: counts.failed += 1
             }
-            progress(report(job, photos.count, counts, calls, start, processed: n + 1, left: pending.count - n - 1, id, status.rawValue))
+            progress(report(job, photos.count, counts, calls, start, processed: n + 1, callsLeft: callsAfter[n + 1], id, status.rawValue))
         }
         if stopped {
             try store.setState("running", job: job, runner: nil)
@@ -201,9 +214,10 @@ public struct RetagRunner: Sendable {
     }
 
     func report(_ job: String, _ total: Int, _ c: (done: Int, failed: Int, conflicts: Int), _ calls: Int, _ start: Date,
-                processed: Int, left: Int, _ photo: String?, _ outcome: String?) -> JobProgress {
+                processed: Int, callsLeft: Int, _ photo: String?, _ outcome: String?) -> JobProgress {
         let elapsed = Date().timeIntervalSince(start)
+        let perCall = secondsPerCall ?? elapsed / Double(max(1, calls))
         return JobProgress(job: job, total: total, done: c.done, failed: c.failed, conflicts: c.conflicts, calls: calls,
-                           elapsed: elapsed, eta: elapsed / Double(max(1, processed)) * Double(left), photo: photo, outcome: outcome)
+                           elapsed: elapsed, eta: perCall * Double(callsLeft), photo: photo, outcome: outcome)
     }
 }

@@ -99,6 +99,8 @@ enum CommandLineSpec {
                 "run against an in-process Flickr emulator on 127.0.0.1 (its app and default user)"),
         .valued("endpoint", "URL", .text, "another base URL than Flickr's (e.g. a flickr-sandbox's url=)"),
         .valued("profile", "NAME", .profile, "stored credentials to use (default: FLICKR_PROFILE or \"default\")"),
+        .valued("budget", "N/SECONDS", .text,
+                "calls per API key shared by every flickr process (default 3500/3600 for Flickr, none on loopback; also FLICKR_BUDGET)"),
         .flag("debug", "trace HTTP requests and responses on stderr (secrets redacted)"),
         .flag("no-color", "no colour in the REPL (also NO_COLOR)"),
         help,

@@ -219,7 +219,9 @@ enum RetagCommand {
         let source = stop.watchInterrupt()
         defer { source.cancel(); signal(SIGINT, SIG_DFL) }
         let terminal = Terminal.stderrIsTerminal
-        let outcome = try await RetagRunner(client: opened.session.client, store: store).run(job, progress: { p in
+        var runner = RetagRunner(client: opened.session.client, store: store)
+        runner.secondsPerCall = (opened.session.client.pacer as? SharedBudget)?.secondsPerCall
+        let outcome = try await runner.run(job, progress: { p in
             if events {
                 FileHandleOutput.standardError(eventLine(p) + "\n")
             } else if terminal {

@@ -1,0 +1,103 @@
+import FlickrAPI
+import Foundation
+import GRDB
+
+/// A call budget: at most `calls` per `seconds` for one API key.
+public struct CallBudget: Sendable, Hashable, CustomStringConvertible {
+    public var calls: Int
+    public var seconds: Double
+
+    public init(calls: Int, seconds: Double) throws(JobError) {
+        guard calls >= 1, seconds > 0, seconds.isFinite else {
+            throw JobError("budget: expected N/SECONDS with N ≥ 1 and SECONDS > 0, e.g. 3600/3600")
+        }
+        self.calls = calls
+        self.seconds = seconds
+    }
+
+    /// Parses `N/SECONDS` (`--budget`, `FLICKR_BUDGET`, `flickr.configure{ budget = … }`).
+    public static func parse(_ text: String) throws(JobError) -> CallBudget {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let n = Int(parts[0].trimmingCharacters(in: .whitespaces)),
+              let s = Double(parts[1].trimmingCharacters(in: .whitespaces)) else {
+            throw JobError("budget: expected N/SECONDS, e.g. 3600/3600 (got \"\(text)\")")
+        }
+        return try CallBudget(calls: n, seconds: s)
+    }
+
+    /// A little under Flickr's published 3,600 calls an hour, for a real endpoint.
+    public static let flickrDefault = try! CallBudget(calls: 3_500, seconds: 3_600)
+
+    /// Seconds between two calls when paced evenly.
+    public var interval: Double { seconds / Double(calls) }
+
+    public var description: String {
+        "\(calls)/\(seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds))"
+    }
+}
+
+/// One budget per API key for every process on the machine, kept in the job database: each
+/// call (retries included) is recorded in a sliding window, calls are spaced evenly (no
+/// opening burst), and a 429's `Retry-After` holds every process back. Waiting happens
+/// outside any transaction.
+public final class SharedBudget: CallPacer {
+    public let budget: CallBudget
+    let store: JobStore
+    /// Slack for the time between stamping a call here and Flickr receiving it.
+    static let margin = 0.25
+
+    public init(budget: CallBudget, store: JobStore) throws(JobError) {
+        self.budget = budget
+        self.store = store
+        try store.write { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS budget_call (api_key TEXT NOT NULL, t REAL NOT NULL);
+                CREATE INDEX IF NOT EXISTS budget_call_key ON budget_call(api_key, t);
+                CREATE TABLE IF NOT EXISTS budget_block (api_key TEXT PRIMARY KEY NOT NULL, until REAL NOT NULL);
+                """)
+        }
+    }
+
+    public func acquire(apiKey: String) async throws {
+        while true {
+            let wait = try admit(apiKey: apiKey)
+            guard let wait else { return }
+            try await Task.sleep(for: .milliseconds(Int64((wait * 1000).rounded(.up)) + 1))
+        }
+    }
+
+    public func backOff(apiKey: String, seconds: Double) async {
+        let until = Date().timeIntervalSince1970 + max(1, seconds)
+        try? store.write { db in
+            try db.execute(sql: "INSERT INTO budget_block (api_key, until) VALUES (?, ?) ON CONFLICT(api_key) DO UPDATE SET until = max(until, excluded.until)",
+                           arguments: [apiKey, until])
+        }
+    }
+
+    /// Seconds between calls as paced: the window (with its margin) shared evenly.
+    public var secondsPerCall: Double { (budget.seconds + Self.margin) / Double(budget.calls) }
+
+    /// Records a call now and returns nil, or returns how long to wait first. One
+    /// transaction, so that processes sharing the database take turns; the time is read once
+    /// the transaction holds the lock, so waiting for it never back-dates a call.
+    func admit(apiKey: String) throws(JobError) -> Double? {
+        let window = budget.seconds + Self.margin
+        let spacing = secondsPerCall
+        return try store.write { db -> Double? in
+            let now = Date().timeIntervalSince1970
+            try db.execute(sql: "DELETE FROM budget_call WHERE api_key = ? AND t <= ?", arguments: [apiKey, now - window])
+            let row = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, MIN(t) AS oldest, MAX(t) AS last FROM budget_call WHERE api_key = ?",
+                                       arguments: [apiKey])
+            let count: Int = row?["n"] ?? 0
+            var allowed = 0.0
+            if let last: Double = row?["last"] { allowed = max(allowed, last + spacing) }
+            if count >= budget.calls, let oldest: Double = row?["oldest"] { allowed = max(allowed, oldest + window) }
+            if let until = try Double.fetchOne(db, sql: "SELECT until FROM budget_block WHERE api_key = ?", arguments: [apiKey]) {
+                allowed = max(allowed, until)
+            }
+            guard allowed <= now else { return allowed - now }
+            try db.execute(sql: "INSERT INTO budget_call (api_key, t) VALUES (?, ?)", arguments: [apiKey, now])
+            return nil
+        }
+    }
+}

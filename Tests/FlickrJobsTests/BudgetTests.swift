@@ -1,0 +1,96 @@
+import FlickrAPI
+import FlickrJobs
+import FlickrProtocol
+import FlickrSandbox
+import FlickrTestSupport
+import Foundation
+import Testing
+
+/// The per-key budget shared by every flickr process, measured by the sandbox's access log.
+@Suite("One call budget for every process; pacing and ETA", .timeLimit(.minutes(4)), .tags(.command), .kind("command"))
+struct BudgetTests {
+    /// The REST calls of the log, as Unix times.
+    static func callTimes(_ log: URL) throws -> [Double] {
+        let text = try String(contentsOf: log, encoding: .utf8)
+        return text.split(separator: "\n").compactMap { line in
+            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  o["path"] as? String == "/services/rest/" else { return nil }
+            return o["t"] as? Double
+        }.sorted()
+    }
+
+    /// The most calls in any window of `seconds`.
+    static func busiest(_ times: [Double], seconds: Double) -> Int {
+        var best = 0
+        var lo = 0
+        for hi in times.indices {
+            while times[hi] - times[lo] >= seconds { lo += 1 }
+            best = max(best, hi - lo + 1)
+        }
+        return best
+    }
+
+    @Test("Two jobs at once and a restart stay within 8 calls in any 2 s; calls are spread, not burst")
+    func twoJobsShareTheBudget() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("budget-log-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: log) }
+        try await RetagCommandTests.world(log: log) { _, _, baseEnv in
+            var env = baseEnv
+            env["FLICKR_BUDGET"] = "8/2"
+            let start = Date().timeIntervalSince1970
+            let middle = String(1_500_000_000 + 11 * 3600)
+            let a = try await RetagCommandTests.flickr(["retag", "plan", "--add", "city trip", "--query", "max_upload_date=\(middle)"], env)
+            let b = try await RetagCommandTests.flickr(["retag", "plan", "--add", "city trip", "--query", "min_upload_date=\(Int(middle)! + 1)"], env)
+            #expect(a.status == 1 && b.status == 1, "\(a.stderr) \(b.stderr)")
+            func job(_ r: Products.Result) -> String {
+                String(r.stdout.split(separator: "\n").first { $0.hasPrefix("job ") }?.split(separator: " ")[1].dropLast() ?? "")
+            }
+            let first = try InteractiveProcess(try Products.executable("flickr"), ["retag", "apply", job(a), "--yes", "--events"], environment: env)
+            let second = try InteractiveProcess(try Products.executable("flickr"), ["retag", "apply", job(b), "--yes", "--events"], environment: env)
+            // Restart the first once it has finished two photos (it says so in its events).
+            let deadline = Date().addingTimeInterval(60)
+            while first.stderr.split(separator: "\n").filter({ $0.hasPrefix("{") }).count < 2, Date() < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            kill(first.process.processIdentifier, SIGKILL)
+            _ = await first.wait(timeout: 10)
+            let resumed = try await RetagCommandTests.flickr(["retag", "resume", job(a)], env)
+            #expect(resumed.status == 0, "\(resumed.stdout) \(resumed.stderr)")
+            #expect(await second.wait(timeout: 120) == 0, "\(second.stderr)")
+            let times = try Self.callTimes(log)
+            let paced = times.filter { $0 >= start }  // the world's set-up calls are not the jobs'
+
+            #expect(paced.count > 40)
+            #expect(Self.busiest(paced, seconds: 2) <= 8, "busiest 2 s window: \(Self.busiest(paced, seconds: 2)) calls")
+            // Spread evenly: never more than 2 calls in any 0.25 s (the pace is one per 0.25 s).
+            #expect(Self.busiest(paced.filter { $0 > (paced.first ?? 0) + 4 }, seconds: 0.2) <= 1)
+            // The job database is private.
+            let dir = env["XDG_STATE_HOME"]! + "/flickr"
+            let dirMode = (try FileManager.default.attributesOfItem(atPath: dir)[.posixPermissions] as? Int) ?? 0
+            let fileMode = (try FileManager.default.attributesOfItem(atPath: dir + "/jobs.sqlite")[.posixPermissions] as? Int) ?? 0
+            #expect(dirMode == 0o700 && fileMode == 0o600)
+        }
+    }
+
+    @Test("--events: NDJSON per photo; on a paced run the first ETA is within 10 % of the time it took")
+    func eventsAndETA() async throws {
+        try await RetagCommandTests.world { _, _, baseEnv in
+            var env = baseEnv
+            env["FLICKR_BUDGET"] = "10/1"
+            let plan = try await RetagCommandTests.flickr(["retag", "plan", "--add", "city trip"], env)
+            #expect(plan.status == 1)
+            let apply = try await RetagCommandTests.flickr(["retag", "apply", "last", "--yes", "--events"], env)
+            #expect(apply.status == 0, "\(apply.stderr)")
+            let events = apply.stderr.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            #expect(events.count == RetagCommandTests.photoCount)
+            let first = try #require(events.first), last = try #require(events.last)
+            #expect(last["done"] as? Int == RetagCommandTests.photoCount && last["total"] as? Int == RetagCommandTests.photoCount)
+            let eta = try #require(first["eta"] as? Double)
+            let took = (last["elapsed"] as? Double ?? 0) - (first["elapsed"] as? Double ?? 0)
+            #expect(took > 1 && abs(eta - took) <= 0.1 * took, "ETA \(eta) s, took \(took) s; events \(events.map { ($0["calls"] as? Int ?? -1, $0["elapsed"] as? Double ?? -1, $0["eta"] as? Double ?? -1) })")
+            #expect(try await RetagCommandTests.flickr(["retag", "plan", "--add", "x", "--budget", "nonsense"], env).status == 2)
+        }
+    }
+}
