@@ -120,7 +120,7 @@ let package = Package(
         .target(
             name: "FlickrLua",
             dependencies: [
-                "LuaKit", "FlickrAPI", "FlickrProtocol", "CFlickrLuaSources",
+                "LuaKit", "FlickrAPI", "FlickrProtocol", "FlickrJobs", "CFlickrLuaSources",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -68,6 +68,7 @@ final class FlickrModule {
         installAuth(state, flickr)
         installConcurrency(state, flickr)
         installConfiguration(state, flickr)
+        installJobs(state, flickr)
         try installLuaPart(state, flickr)
         state.pushCopy(of: flickr)
         try state.registerModule("flickr")

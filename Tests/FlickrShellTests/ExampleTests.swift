@@ -60,12 +60,15 @@ struct ExampleTests {
         #expect(before > 0)
         let dry = try await run([example("retag.lua"), "--dry-run", "amsterdam=amsterdam city"], against: server)
         #expect(dry.status == 0, "\(dry.stderr)")
-        #expect(dry.stdout.contains("would change \(before) photo(s) (dry run)"))
+        #expect(dry.stdout.contains("would change \(before) photo(s) (dry run)"), "\(dry.stdout)")
         #expect(dry.stdout.contains("+ ") && dry.stdout.contains("amsterdam city"))
         #expect(try await count("amsterdam") == before)  // nothing changed
         let real = try await run([example("retag.lua"), "amsterdam=amsterdam city"], against: server)
         #expect(real.status == 0, "\(real.stderr)")
-        #expect(real.stdout.contains("changed \(before) photo(s)"))
+        #expect(real.stdout.contains("changed \(before) photo(s)"), "\(real.stdout)")
+        // The run is a job like any other: listed, and undone by `flickr retag undo`.
+        let jobs = try await run(["jobs", "--json"], against: server)
+        #expect(jobs.stdout.contains("\"state\" : \"done\"") || jobs.stdout.contains("\"state\": \"done\""), "\(jobs.stdout)")
         #expect(try await count("amsterdam") == 0)
         #expect(try await count("amsterdamcity") == before)
         let usage = try await run([example("retag.lua")], against: server)

@@ -124,4 +124,59 @@ return function(flickr, Error, Help)
     end
     return concat(out, "\n")
   end
+  ---------------------------------------------------------------------------------------------
+  -- flickr.retag.plan{ rules = {…}, query = {…} } → a plan (reads only; the job is stored):
+  --   rules: { {"rename", "paris", "Paris"}, {"add", "city trip"}, {"remove", "tram"} }, in order
+  --   plan.job, plan.photos (each { id, removed = {…}, added = {…} }), plan:diff(), plan:save(path),
+  --   plan:apply{ progress = function(done, total) … end } → the job's summary
+  -- flickr.jobs.list(), flickr.jobs.resume(id), flickr.jobs.undo(id) (`flickr retag` likewise).
+  local jobs = flickr.jobs
+  local Plan = {}
+  Plan.__index = Plan
+
+  local function load_plan(job)
+    local photos = {}
+    for _, p in ipairs(jobs._photos(job)) do
+      photos[#photos + 1] = { id = p.id, removed = p.removed, added = p.added, status = p.status, detail = p.detail }
+    end
+    return setmetatable({ job = job, photos = photos }, Plan)
+  end
+
+  function Plan:diff()
+    local out = {}
+    for _, p in ipairs(self.photos) do
+      out[#out + 1] = "photo " .. p.id
+      for _, r in ipairs(p.removed) do out[#out + 1] = "- " .. r end
+      for _, a in ipairs(p.added) do out[#out + 1] = "+ " .. a end
+    end
+    out[#out + 1] = ("job %s: %d photo(s) to change"):format(self.job, #self.photos)
+    return concat(out, "\n")
+  end
+
+  function Plan:save(path)
+    local f = assert(io.open(path, "w"))
+    f:write('{"job": "', self.job, '"}\n')
+    f:close()
+    return path
+  end
+
+  function Plan:apply(opts)
+    return jobs._run(self.job, opts and opts.progress)
+  end
+
+  flickr.retag = {
+    plan = function(spec)
+      if type(spec) ~= "table" or type(spec.rules) ~= "table" then
+        error(setmetatable({ kind = "usage", message = "flickr.retag.plan{ rules = {…}, query = {…} } expected" }, Error), 2)
+      end
+      return load_plan(jobs._plan(spec.rules, spec.query or {}))
+    end,
+  }
+
+  function jobs.resume(id, progress) return jobs._run(id, progress) end
+
+  function jobs.undo(id, progress)
+    local undo = jobs._undo(id)
+    return jobs._run(undo, progress)
+  end
 end

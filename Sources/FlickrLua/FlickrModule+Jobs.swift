@@ -1,0 +1,115 @@
+import FlickrAPI
+import FlickrJobs
+import FlickrProtocol
+import Foundation
+import LuaKit
+
+/// The Swift half of `flickr.retag` and `flickr.jobs` (the Lua half, in `lua/flickr/core.lua`,
+/// builds plan objects on these):
+///
+///     flickr.jobs._plan(rules, query) → job id     rules: { {"rename", old, new}, {"add", t}, {"remove", t} }
+///     flickr.jobs._undo(job)          → undo job id (planned)
+///     flickr.jobs._run(job [, fn])    → the job's summary; fn(done, total) after each photo
+///     flickr.jobs._photos(job)        → { {id =, status =, removed = {…}, added = {…}, detail =}, … }
+///     flickr.jobs.list()              → the jobs' summaries, newest first
+///
+/// Jobs live in the same database as `flickr retag`'s ($XDG_STATE_HOME/flickr/jobs.sqlite).
+extension FlickrModule {
+    func installJobs(_ state: LuaState, _ flickr: Int32) {
+        state.newTable(record: 8)
+        let jobs = state.top
+        define(state, jobs, "_plan", path: "jobs.plan") { call in try self.planJob(call) }
+        define(state, jobs, "_undo", path: "jobs.undo") { call in
+            let job = try call.string(1)
+            let (client, store) = (self.client, try self.jobStore())
+            return self.asyncReturn("flickr.jobs.undo", { try await RetagPlanner(client: client, store: store).planUndo(of: job).job },
+                                    deliver: { state, id in state.push(id); return 1 })
+        }
+        define(state, jobs, "_run", path: "jobs.run") { call in try self.runJob(call) }
+        define(state, jobs, "_photos", path: "jobs.photos") { call in
+            let photos = try self.jobStore().photos(of: try call.string(1))
+            try call.state.push(LuaValue.array(photos.map { p in
+                var m: [LuaValue: LuaValue] = [
+                    "id": .string(LuaString(p.change.pre.photoID)), "status": .string(LuaString(p.status.rawValue)),
+                    "removed": .array(p.change.removed.map { .string(LuaString($0)) }),
+                    "added": .array(p.change.added.map { .string(LuaString($0)) }),
+                ]
+                if let d = p.detail { m["detail"] = .string(LuaString(d)) }
+                return .map(m)
+            }))
+            return .results(1)
+        }
+        define(state, jobs, "list", path: "jobs.list") { call in
+            try call.state.push(LuaValue.array(try self.jobStore().jobs().map(Self.summaryValue)))
+            return .results(1)
+        }
+        state.rawSet(field: "jobs", in: flickr)
+    }
+
+    /// The job database of this environment.
+    func jobStore() throws -> JobStore {
+        try JobStore(path: JobStore.defaultPath(environment: environment))
+    }
+
+    private func planJob(_ call: LuaCall) throws -> LuaReturn {
+        var rules: [RetagRule] = []
+        for (n, item) in (try call.value(1).arrayValue ?? []).enumerated() {
+            let words = (item.arrayValue ?? []).compactMap(\.stringValue)
+            do {
+                switch (words.first, words.count) {
+                case ("rename"?, 3): rules.append(try RetagRule.renaming(words[1], to: words[2]))
+                case ("add"?, 2): rules.append(.add(words[1]))
+                case ("remove"?, 2): rules.append(.remove(words[1]))
+                default:
+                    throw FlickrError.usage("rule \(n + 1): expected {\"rename\", old, new}, {\"add\", tag} or {\"remove\", tag}", method: "retag.plan")
+                }
+            } catch let error as RetagRuleError {
+                throw FlickrError.usage("rule \(n + 1): \(error.message)", method: "retag.plan")
+            }
+        }
+        guard !rules.isEmpty else { throw FlickrError.usage("no rules given", method: "retag.plan") }
+        var query: [String: String] = [:]
+        if case .map(let m) = try call.value(2) {
+            for (k, v) in m {
+                guard let key = k.stringValue else { continue }
+                query[key] = v.stringValue ?? (v.integerValue.map { String($0) })
+            }
+        }
+        let (client, store) = (self.client, try jobStore())
+        let chosen = (rules, query)
+        return asyncReturn("flickr.retag.plan", {
+            try await RetagPlanner(client: client, store: store).plan(rules: chosen.0, query: chosen.1).job
+        }, deliver: { state, id in state.push(id); return 1 })
+    }
+
+    private func runJob(_ call: LuaCall) throws -> LuaReturn {
+        let job = try call.string(1)
+        var relay: ProgressRelay?
+        if call.type(2) == .function {
+            call.state.pushCopy(of: 2)
+            relay = ProgressRelay(poster: call.state.jobPoster, callback: LuaRef(popping: call.state))
+        }
+        var runner = RetagRunner(client: client, store: try jobStore())
+        runner.secondsPerCall = (client.pacer as? SharedBudget)?.secondsPerCall
+        let chosen = runner
+        let progressRelay = relay
+        return asyncReturn("flickr.jobs.run", {
+            try await chosen.run(job, progress: { p in progressRelay?.report(sent: Int64(p.done + p.failed + p.conflicts), total: Int64(p.total)) }).job
+        }, deliver: { state, summary in
+            try progressRelay?.finish(state)
+            try state.push(Self.summaryValue(summary))
+            return 1
+        })
+    }
+
+    static func summaryValue(_ j: JobSummary) -> LuaValue {
+        var m: [LuaValue: LuaValue] = [
+            "id": .string(LuaString(j.id)), "kind": .string(LuaString(j.kind)), "state": .string(LuaString(j.state)),
+            "photos": .integer(Int64(j.photos)), "done": .integer(Int64(j.done)), "failed": .integer(Int64(j.failed)),
+            "conflicts": .integer(Int64(j.conflicts)), "calls": .integer(Int64(j.calls)), "enumerated": .integer(Int64(j.enumerated)),
+            "rules": .array(j.rules.map { .string(LuaString($0)) }),
+        ]
+        if let p = j.parent { m["parent"] = .string(LuaString(p)) }
+        return .map(m)
+    }
+}
