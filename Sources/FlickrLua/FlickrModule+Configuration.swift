@@ -1,4 +1,5 @@
 import FlickrAPI
+import FlickrJobs
 import LuaKit
 
 /// `flickr.configure{}` and `flickr.config()`.
@@ -7,7 +8,12 @@ extension FlickrModule {
         define(state, flickr, "configure") { call in
             try call.table(1)
             var settings = self.explicit
-            try Self.read(call, into: &settings)
+            var budget: CallBudget??
+            try Self.read(call, into: &settings, budget: &budget)
+            // `budget = "N/SECONDS"` (false: none): the per-key budget every flickr process shares.
+            if let budget {
+                self.client.pacer = try budget.map { try SharedBudget(budget: $0, store: self.jobStore()) }
+            }
             let previous = self.explicit
             self.explicit = settings
             do {
@@ -27,10 +33,10 @@ extension FlickrModule {
     /// The keys `configure` accepts; anything else is a usage error.
     static let configurationKeys: Set<String> = [
         "api_key", "secret", "token", "token_secret", "auth_token", "endpoint", "profile", "format", "timeout",
-        "upload_timeout", "retries", "rate", "burst",
+        "upload_timeout", "retries", "rate", "burst", "budget",
     ]
 
-    private static func read(_ call: LuaCall, into settings: inout FlickrSettings) throws {
+    private static func read(_ call: LuaCall, into settings: inout FlickrSettings, budget: inout CallBudget??) throws {
         let s = call.state
         try s.forEachRawEntry(inTableAt: 1) { e in
             let k = e.keyIndex
@@ -81,6 +87,15 @@ extension FlickrModule {
                     let r = try number()
                     settings.rate = .some(r == 0 ? nil : r)
                 }
+            case "budget":
+                if clear {
+                    budget = .some(nil)
+                } else {
+                    guard let text = try text() else { break }
+                    do { budget = .some(try CallBudget.parse(text)) } catch {
+                        throw FlickrError.usage("bad setting 'budget': \(error)", method: "flickr.configure")
+                    }
+                }
             default: break
             }
             return true
@@ -115,6 +130,7 @@ extension FlickrModule {
         set("retries", Double(ctx.retryPolicy.maxAttempts - 1))
         if let r = ctx.ratePolicy.callsPerSecond { set("rate", r) } else { set("rate", "unlimited") }
         set("burst", Double(ctx.ratePolicy.burst))
+        set("budget", (client.pacer as? SharedBudget)?.budget.description ?? "none")
         set("signed_in", ctx.hasOAuthToken ? "oauth" : (ctx.authToken != nil ? "legacy" : nil))
     }
 }

@@ -81,6 +81,28 @@ struct RetagEdgeTests {
         }
     }
 
+    @Test("--lua FILE: a function(photo, tags) rewrites each photo after the other rules; a bad answer is an error (exit 2)")
+    func luaRule() async throws {
+        let photos: [[String: Any]] = [["id": "9000000020", "owner": "alice", "tags": ["paris", "night"]]]
+        try await Self.world(photos) { alice, _, env in
+            let rule = URL(fileURLWithPath: env["HOME"]!).appendingPathComponent("rule.lua")
+            try """
+                return function(photo, tags)
+                  local out = {}
+                  for _, t in ipairs(tags) do out[#out + 1] = t:upper() end
+                  out[#out + 1] = "seen " .. photo.id
+                  return out
+                end
+                """.write(to: rule, atomically: true, encoding: .utf8)
+            let (plan, apply) = try await Self.planAndApply(["--rename", "paris", "Paris", "--lua", rule.path], env)
+            #expect(plan.status == 1 && apply.status == 0, "\(plan.stdout) \(plan.stderr) \(apply.stderr)")
+            #expect(Set(try await Self.raws(alice, "9000000020").own) == ["PARIS", "NIGHT", "seen 9000000020"])
+            try "return function(photo, tags) return 42 end".write(to: rule, atomically: true, encoding: .utf8)
+            let bad = try await RetagCommandTests.flickr(["retag", "plan", "--lua", rule.path], env)
+            #expect(bad.status == 2 && bad.stderr.contains("list of tags"), "\(bad.stderr)")
+        }
+    }
+
     @Test("A photo already at 75 tags: a rename works, an add is refused at plan time and nothing is written")
     func seventyFive() async throws {
         let full = (0..<74).map { "t\($0)" } + ["paris"]

@@ -29,4 +29,11 @@ eq(flickr.jobs.list()[2].state, "undone")
 -- Bad rules are usage errors before any request.
 local e = check.flickr_error("usage", flickr.retag.plan, { rules = { { "rename", "x" } } })
 ok(tostring(e):find("rule 1", 1, true), tostring(e))
+-- The shared budget from a script.
+flickr.configure{ budget = "50/1" }
+eq(flickr.config().budget, "50/1")
+eq(flickr.test.null{}.stat, "ok")
+flickr.configure{ budget = false }
+eq(flickr.config().budget, "none")
+check.flickr_error("usage", flickr.configure, { budget = "fast" })
 print("test_jobs: ok")

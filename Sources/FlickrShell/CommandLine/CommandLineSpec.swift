@@ -164,6 +164,7 @@ enum CommandLineSpec {
             options: [.valued("rename", "OLD NEW", .text, "rename a tag (clean-form match; machine tags may use * parts)"),
                       .valued("add", "TAG", .text, "add a tag"),
                       .valued("remove", "TAG", .text, "remove a tag"),
+                      .valued("lua", "FILE", .file, "a chunk returning function(photo, tags) return new_tags end, run after the other rules"),
                       .valued("query", "k=v", .text, "select photos: tags, machine_tags, dates, photoset_id, … (default: all yours)"),
                       .valued("out", "PLAN", .file, "also write the plan as JSON to this file"),
                       .flag("json", "print the plan as JSON instead of a diff"),

@@ -2,6 +2,7 @@ import FlickrAPI
 import FlickrJobs
 import FlickrProtocol
 import Foundation
+import LuaKit
 import Synchronization
 
 /// `flickr retag plan RULES… [--query k=v…] [--out PLAN] [--json]`, `retag apply PLAN [--yes]`,
@@ -29,6 +30,8 @@ enum RetagCommand {
         var query: [String: String] = [:]
         var out: String?
         var json = false
+        /// `--lua FILE`: a chunk returning `function(photo, tags) return new_tags end`.
+        var luaFile: String?
     }
 
     /// Rules are repeatable and ordered (`--rename OLD NEW` takes two words), so `plan` parses
@@ -63,12 +66,18 @@ enum RetagCommand {
                 }
                 p.query[key] = String(kv[kv.index(after: eq)...])
             case "--out": p.out = try value(a)
+            case "--lua":
+                let file = try value(a)
+                guard FileManager.default.isReadableFile(atPath: file) else { throw Invocation.UsageError(message: "--lua: cannot read \(file)") }
+                p.luaFile = file
             case "--json": p.json = true
             default: throw Invocation.UsageError(message: "unknown word '\(a)'; \(usage)")
             }
             i += 1
         }
-        guard !p.rules.isEmpty else { throw Invocation.UsageError(message: "no rule given (--rename OLD NEW, --add TAG, --remove TAG)") }
+        guard !p.rules.isEmpty || p.luaFile != nil else {
+            throw Invocation.UsageError(message: "no rule given (--rename OLD NEW, --add TAG, --remove TAG, --lua FILE)")
+        }
         return p
     }
 
@@ -84,9 +93,12 @@ enum RetagCommand {
         defer { opened.close() }
         let result: RetagPlanner.Result
         do {
-            result = try await RetagPlanner(client: opened.session.client, store: store).plan(rules: p.rules, query: p.query)
-        } catch let error as FlickrError {
-            FileHandleOutput.standardError("flickr retag plan: \(error)\n")
+            var custom: (@Sendable (PhotoTags, [String]) async throws -> [String])?
+            if let file = p.luaFile { custom = try await luaRule(file, runtime: opened.session.runtime) }
+            result = try await RetagPlanner(client: opened.session.client, store: store).plan(rules: p.rules, query: p.query, custom: custom)
+        } catch {
+            // Exit 2 for any error, as diff does; nothing was written.
+            FileHandleOutput.standardError(FlickrShell.report(error).replacingOccurrences(of: "flickr: ", with: "flickr retag plan: ") + "\n")
             return 2
         }
         let document = try planJSON(result, store: store)
@@ -102,6 +114,40 @@ enum RetagCommand {
             print(diff(result))
         }
         return result.changes.isEmpty && result.refused.isEmpty ? 0 : 1
+    }
+
+    /// `--lua FILE`: the file's chunk returns `function(photo, tags) return new_tags end`; it
+    /// runs in this command's Lua (with the `flickr` module) for each photo, after the other
+    /// rules. `photo` is `{ id, owner, lastupdate, tags = { {id, author, raw}, … } }`, `tags`
+    /// the owner's raw tags so far; it returns the owner's new raw tags.
+    static func luaRule(_ file: String, runtime: LuaRuntime) async throws -> @Sendable (PhotoTags, [String]) async throws -> [String] {
+        try await runtime.perform { state in
+            _ = try state.run("""
+                local path = ...
+                local rule = dofile(path)
+                if type(rule) ~= "function" then error(path .. " must return function(photo, tags) ... end", 0) end
+                flickr_retag_rule__ = rule
+                """, name: "=(--lua)", arguments: [.string(LuaString(file))])
+        }
+        return { photo, tags in
+            let tagValues = photo.tags.map { t -> LuaValue in
+                .map(["id": .string(LuaString(t.id)), "author": .string(LuaString(t.author)), "raw": .string(LuaString(t.raw))])
+            }
+            let arguments: [LuaValue] = [
+                .map(["id": .string(LuaString(photo.photoID)), "owner": .string(LuaString(photo.owner)),
+                      "lastupdate": .integer(Int64(photo.lastUpdate)), "tags": .array(tagValues)]),
+                .array(tags.map { .string(LuaString($0)) }),
+            ]
+            let photoID = photo.photoID
+            return try await runtime.perform { state -> [String] in
+                let out = try state.run("return flickr_retag_rule__(...)", name: "=(--lua rule)", arguments: arguments)
+                guard let list = out.first?.arrayValue ?? (out.first.map { if case .map(let m) = $0, m.isEmpty { return [] } else { return nil } } ?? nil),
+                      list.allSatisfy({ $0.stringValue != nil }) else {
+                    throw JobError("--lua \(file): for photo \(photoID) the function returned something other than a list of tags")
+                }
+                return list.compactMap(\.stringValue)
+            }
+        }
     }
 
     /// The per-photo diff and the summary.
