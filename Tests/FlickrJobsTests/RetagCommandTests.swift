@@ -152,6 +152,42 @@ struct RetagCommandTests {
         }
     }
 
+    @Test("Answers lost after the write (40 % truncated bodies) are settled by reading: every photo done, exactly")
+    func lostAnswers() async throws {
+        try await Self.world { server, alice, env in
+            let before = try await Self.tags(alice)
+            #expect(try await Self.flickr(["retag", "plan"] + Self.rules, env).status == 1)
+            await server.setFaults(try FaultSpec.parse("truncate=0.4"))
+            let apply = try await Self.flickr(["retag", "apply", "last", "--yes"], env)
+            await server.setFaults(.none)
+            #expect(apply.status == 0, "\(apply.stdout) \(apply.stderr)")
+            Self.expectFinal(before, try await Self.tags(alice), "lost answers")
+        }
+    }
+
+    @Test("Ctrl-C (SIGINT) stops after the current photo, says how to resume, and resume finishes exactly")
+    func interrupt() async throws {
+        try await Self.world { _, alice, baseEnv in
+            var env = baseEnv
+            env["FLICKR_BUDGET"] = "10/1"
+            let before = try await Self.tags(alice)
+            #expect(try await Self.flickr(["retag", "plan"] + Self.rules, env).status == 1)
+            let apply = try InteractiveProcess(try Products.executable("flickr"), ["retag", "apply", "last", "--yes", "--events"], environment: env)
+            let deadline = Date().addingTimeInterval(60)
+            while apply.stderr.split(separator: "\n").filter({ $0.hasPrefix("{") }).count < 3, Date() < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            kill(apply.process.processIdentifier, SIGINT)
+            #expect(await apply.wait(timeout: 30) == 130)
+            #expect(apply.stderr.contains("flickr retag resume"), "\(apply.stderr)")
+            let jobs = try await Self.flickr(["jobs", "--json"], env)
+            #expect(jobs.stdout.contains("interrupted"), "\(jobs.stdout)")
+            let resume = try await Self.flickr(["retag", "resume"], env)
+            #expect(resume.status == 0, "\(resume.stdout) \(resume.stderr)")
+            Self.expectFinal(before, try await Self.tags(alice), "interrupt")
+        }
+    }
+
     @Test("A photo edited between plan and apply is a conflict: skipped, reported, not overwritten")
     func conflict() async throws {
         try await Self.world { _, alice, env in
