@@ -152,12 +152,30 @@ struct RetagCommandTests {
         }
     }
 
-    @Test("Answers lost after the write (40 % truncated bodies) are settled by reading: every photo done, exactly")
+    @Test("Undo after a partial run (killed after its 5th write) puts every photo back exactly")
+    func undoAfterPartialRun() async throws {
+        try await Self.world { _, alice, env in
+            let before = try await Self.tags(alice)
+            #expect(try await Self.flickr(["retag", "plan"] + Self.rules, env).status == 1)
+            var crashing = env
+            crashing["FLICKR_TEST_KILL_AFTER_WRITE"] = "5"
+            _ = try await Self.flickr(["retag", "apply", "last", "--yes"], crashing)
+            let undo = try await Self.flickr(["retag", "undo", "last", "--yes"], env)
+            #expect(undo.status == 0, "\(undo.stdout) \(undo.stderr)")
+            let after = try await Self.tags(alice)
+            for (id, pre) in before {
+                #expect(Set(after[id]?.ownerTags.map(\.raw) ?? []) == Set(pre.ownerTags.map(\.raw)), "photo \(id)")
+                #expect(after[id]?.otherTags == pre.otherTags)
+            }
+        }
+    }
+
+    @Test("Answers lost after the write (25 % truncated bodies) are settled by reading: every photo done, exactly")
     func lostAnswers() async throws {
         try await Self.world { server, alice, env in
             let before = try await Self.tags(alice)
             #expect(try await Self.flickr(["retag", "plan"] + Self.rules, env).status == 1)
-            await server.setFaults(try FaultSpec.parse("truncate=0.4"))
+            await server.setFaults(try FaultSpec.parse("truncate=0.25"))
             let apply = try await Self.flickr(["retag", "apply", "last", "--yes"], env)
             await server.setFaults(.none)
             #expect(apply.status == 0, "\(apply.stdout) \(apply.stderr)")

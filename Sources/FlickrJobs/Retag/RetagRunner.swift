@@ -123,11 +123,16 @@ public struct RetagRunner: Sendable {
     }
 
     /// Drives one photo to its target: journal the intent, write, and settle anything unclear
-    /// by reading. Returns the final status to record.
+    /// by reading. A round that moved the photo closer (something we sent took effect) does not
+    /// count against ``attempts``; `attempts` rounds in a row without progress fail the photo.
+    /// Returns the final status to record.
     func settle(job: String, change: PhotoChange, current: PhotoTags?, calls: inout Int) async throws -> (PhotoStatus, String?) {
         let id = change.pre.photoID
         var current = current
-        for _ in 0..<attempts {
+        var stalls = 0
+        var rounds = 0
+        while stalls < attempts, rounds < 10 * attempts {
+            rounds += 1
             switch PhotoStep.next(change, current: current) {
             case .done: return (.done, nil)
             case .conflict(let why): return (.conflict, why)
@@ -136,18 +141,21 @@ public struct RetagRunner: Sendable {
                 do {
                     try await perform(write, on: id, calls: &calls)
                     return (.done, nil)
-                } catch let error as FlickrError where Self.isDefinite(error, write) {
+                } catch where Self.isDefinite(error, write) {
                     return (.failed, "\(error)")
-                } catch let error as FlickrError {
+                } catch {
                     // The write may or may not have happened: look.
-                    _ = error
-                    do { current = try await read(id, calls: &calls) } catch let readError as FlickrError {
+                    let before = Self.ownRaws(current ?? change.pre)
+                    switch await look(id, calls: &calls) {
+                    case .success(let now): current = now
+                    case .failure(let readError):
                         return (.failed, "could not read the photo to settle an unclear write: \(readError)")
                     }
+                    stalls = Self.ownRaws(current) == before ? stalls + 1 : 0
                 }
             }
         }
-        return (.failed, "did not reach the planned tags after \(attempts) attempts")
+        return (.failed, "did not reach the planned tags after \(attempts) attempts without progress")
     }
 
     /// Sends a write's calls.
@@ -184,9 +192,29 @@ public struct RetagRunner: Sendable {
         }
     }
 
+    /// ``read(_:calls:)`` as a result.
+    func look(_ photo: String, calls: inout Int) async -> Result<PhotoTags?, FlickrError> {
+        do { return .success(try await read(photo, calls: &calls)) } catch { return .failure(error) }
+    }
+
+    static func ownRaws(_ tags: PhotoTags?) -> Set<String> { Set(tags?.ownerTags.map(\.raw) ?? []) }
+
+    /// Reads a photo's tags; a transient failure (after the client's own retries) is tried
+    /// again twice, since settling an unclear write depends on it.
     func read(_ photo: String, calls: inout Int) async throws(FlickrError) -> PhotoTags? {
-        calls += 1
-        return PhotoTags(getInfo: try await client.call("flickr.photos.getInfo", ["photo_id": photo]))
+        var tries = 0
+        while true {
+            tries += 1
+            calls += 1
+            let answer: FlickrNode
+            do {
+                answer = try await client.call("flickr.photos.getInfo", ["photo_id": photo])
+            } catch {
+                if error.isTransient, tries < 3 { continue }
+                throw error
+            }
+            return PhotoTags(getInfo: answer)
+        }
     }
 
     /// `photo id → lastupdate` of the caller's photos changed since `since`.

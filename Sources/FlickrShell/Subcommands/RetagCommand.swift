@@ -226,7 +226,13 @@ enum RetagCommand {
         guard words.count <= 1 else { throw Invocation.UsageError(message: "usage: flickr retag resume [JOB|last] [--events]") }
         let (opened, store) = try await open(inv, env)
         defer { opened.close() }
-        let job = try jobOrUsage(store, words.first ?? "last") { ["planned", "interrupted", "failed"].contains($0.state) }
+        let wanted = words.first ?? "last"
+        if wanted == "last", let newest = try store.jobs().first, !["planned", "interrupted", "failed"].contains(newest.state),
+           try store.jobs().first(where: { ["planned", "interrupted", "failed"].contains($0.state) }) == nil {
+            print("nothing to resume: the last job, \(newest.id), is \(newest.state)")
+            return 0
+        }
+        let job = try jobOrUsage(store, wanted) { ["planned", "interrupted", "failed"].contains($0.state) }
         guard job.state != "running" else { throw Invocation.UsageError(message: "job \(job.id) is running in another process") }
         guard job.state != "done", job.state != "undone" else {
             print("job \(job.id) is \(job.state); nothing to resume")
