@@ -73,6 +73,34 @@ struct BudgetTests {
         }
     }
 
+    @Test("A 429 holds every call back for its Retry-After, then calls resume without a burst")
+    func backOffOn429() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("backoff-log-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: log) }
+        try await RetagCommandTests.world(log: log) { server, _, baseEnv in
+            // Flickr (the sandbox) allows 4 calls in 2 s; the client's own budget is far looser.
+            await server.setBudget(try SandboxBudget.parse("4/2"))
+            var env = baseEnv
+            env["FLICKR_BUDGET"] = "100/1"
+            let start = Date().timeIntervalSince1970
+            let r = try await RetagCommandTests.flickr(["-e", "for i = 1, 10 do assert(flickr.test.null{}.stat == 'ok') end"], env)
+            #expect(r.status == 0, "\(r.stderr)")
+            var lines: [(t: Double, status: Int)] = []
+            for line in try String(contentsOf: log, encoding: .utf8).split(separator: "\n") {
+                guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      o["method"] as? String == "flickr.test.null", let t = o["t"] as? Double, t >= start else { continue }
+                lines.append((t, o["status"] as? Int ?? 0))
+            }
+            let refused = lines.filter { $0.status == 429 }
+            #expect(!refused.isEmpty, "the sandbox never said 429")
+            // After each 429, the next call waits at least most of a second (Retry-After ≥ 1).
+            for (i, line) in lines.enumerated() where line.status == 429 && i + 1 < lines.count {
+                #expect(lines[i + 1].t - line.t >= 0.9, "a call \(lines[i + 1].t - line.t) s after a 429")
+            }
+            #expect(lines.filter { $0.status == 200 }.count == 10)
+        }
+    }
+
     @Test("--events: NDJSON per photo; on a paced run the first ETA is within 10 % of the time it took")
     func eventsAndETA() async throws {
         try await RetagCommandTests.world { _, _, baseEnv in
