@@ -240,12 +240,11 @@ extension SandboxEngine {
                 let found = s.community.groups.filter {
                     $0.privacy != 1 && ($0.name.lowercased().contains(text) || $0.description.lowercased().contains(text))
                 }
-                let (page, perPage) = call.paging()
-                let start = min(found.count, (page - 1) * perPage)
+                let p = call.page(of: found)
                 return .nodes([XMLNode("groups", [
-                    ("page", .number(page)), ("pages", .number(max(1, (found.count + perPage - 1) / perPage))),
-                    ("perpage", .number(perPage)), ("total", .number(found.count)),
-                ], children: found[start..<min(found.count, start + perPage)].map { g in
+                    ("page", .number(p.page)), ("pages", .number(p.pages)),
+                    ("perpage", .number(p.perPage)), ("total", .number(found.count)),
+                ], children: p.items.map { g in
                     XMLNode("group", [("nsid", .string(g.nsid)), ("name", .string(g.name)), ("eighteenplus", .number(0))])
                 }, lists: ["group"])])
             }

@@ -22,13 +22,12 @@ extension SandboxEngine {
         "flickr.groups.discuss.topics.getList": { engine, call in
             try engine.store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let g = s.community.groups[try s.groupIndex(call.string("group_id"), missing: APIFailure(1, "Group not found"))]
-                let (page, perPage) = call.paging()
-                let start = min(g.topics.count, (page - 1) * perPage)
+                let p = call.page(of: g.topics)
                 return .nodes([XMLNode("topics", [
                     ("group_id", .string(g.nsid)), ("name", .string(g.name)), ("members", .number(g.members.count)),
-                    ("privacy", .number(g.privacy)), ("total", .number(g.topics.count)), ("page", .number(page)),
-                    ("per_page", .number(perPage)), ("pages", .number(max(1, (g.topics.count + perPage - 1) / perPage))),
-                ], children: g.topics[start..<min(g.topics.count, start + perPage)].map {
+                    ("privacy", .number(g.privacy)), ("total", .number(g.topics.count)), ("page", .number(p.page)),
+                    ("per_page", .number(p.perPage)), ("pages", .number(p.pages)),
+                ], children: p.items.map {
                     SandboxEngine.topicElement($0, group: g, state: s, caller: call.caller.user)
                 }, lists: ["topic"])])
             }
@@ -79,15 +78,14 @@ extension SandboxEngine {
             try engine.store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let (g, t) = try s.topic(call)
                 let topic = g.topics[t]
-                let (page, perPage) = call.paging()
-                let start = min(topic.replies.count, (page - 1) * perPage)
+                let p = call.page(of: topic.replies)
                 var head = SandboxEngine.topicElement(topic, group: g, state: s, caller: call.caller.user)
                 head.name = "topic"
                 head.attributes = [("topic_id", .string(topic.id))] + head.attributes.filter { $0.0 != "id" } + [
-                    ("group_id", .string(g.nsid)), ("total", .number(topic.replies.count)), ("page", .number(page)),
-                    ("per_page", .number(perPage)), ("pages", .number(max(1, (topic.replies.count + perPage - 1) / perPage))),
+                    ("group_id", .string(g.nsid)), ("total", .number(topic.replies.count)), ("page", .number(p.page)),
+                    ("per_page", .number(p.perPage)), ("pages", .number(p.pages)),
                 ]
-                let replies = topic.replies[start..<min(topic.replies.count, start + perPage)].map {
+                let replies = p.items.map {
                     SandboxEngine.replyElement($0, group: g, state: s, caller: call.caller.user)
                 }
                 return .nodes([XMLNode("replies", children: [head] + replies, lists: ["reply"])])

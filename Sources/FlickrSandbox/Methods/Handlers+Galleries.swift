@@ -86,13 +86,12 @@ extension SandboxEngine {
                 guard let owner = try s.userArgument(call.string("user_id"), caller: call.caller.user,
                                                      failure: APIFailure(1, "User not found")) else { throw APIFailure(1, "User not found") }
                 let all = s.community.galleries.filter { $0.owner == owner.nsid }
-                let (page, perPage) = call.paging()
-                let start = min(all.count, (page - 1) * perPage)
+                let p = call.page(of: all)
                 return .nodes([XMLNode("galleries", [
-                    ("total", .number(all.count)), ("page", .number(page)),
-                    ("pages", .number(max(1, (all.count + perPage - 1) / perPage))), ("per_page", .number(perPage)),
+                    ("total", .number(all.count)), ("page", .number(p.page)),
+                    ("pages", .number(p.pages)), ("per_page", .number(p.perPage)),
                     ("user_id", .string(owner.nsid)),
-                ], children: all[start..<min(all.count, start + perPage)].map { SandboxEngine.galleryElement($0, state: s, call: call) },
+                ], children: p.items.map { SandboxEngine.galleryElement($0, state: s, call: call) },
                 lists: ["gallery"])])
             }
         },
@@ -121,12 +120,11 @@ extension SandboxEngine {
             try engine.store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let photo = try s.visiblePhoto(call.string("photo_id"), caller: call.caller.user, message: "Photo not found")
                 let all = s.community.galleries.filter { $0.photos.contains(photo.id) }
-                let (page, perPage) = call.paging()
-                let start = min(all.count, (page - 1) * perPage)
+                let p = call.page(of: all)
                 return .nodes([XMLNode("galleries", [
-                    ("total", .number(all.count)), ("page", .number(page)),
-                    ("pages", .number(max(1, (all.count + perPage - 1) / perPage))), ("per_page", .number(perPage)),
-                ], children: all[start..<min(all.count, start + perPage)].map { SandboxEngine.galleryElement($0, state: s, call: call) },
+                    ("total", .number(all.count)), ("page", .number(p.page)),
+                    ("pages", .number(p.pages)), ("per_page", .number(p.perPage)),
+                ], children: p.items.map { SandboxEngine.galleryElement($0, state: s, call: call) },
                 lists: ["gallery"])])
             }
         },

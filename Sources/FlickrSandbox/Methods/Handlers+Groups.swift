@@ -141,12 +141,11 @@ extension SandboxEngine {
             _ = try call.requireUser()
             return try engine.store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let g = s.community.groups[try s.groupIndex(call.string("group_id"), missing: APIFailure(1, "Group not found"))]
-                let (page, perPage) = call.paging()
-                let start = min(g.members.count, (page - 1) * perPage)
+                let p = call.page(of: g.members)
                 return .nodes([XMLNode("members", [
-                    ("page", .number(page)), ("pages", .number(max(1, (g.members.count + perPage - 1) / perPage))),
-                    ("perpage", .number(perPage)), ("total", .number(g.members.count)),
-                ], children: g.members[start..<min(g.members.count, start + perPage)].map { m in
+                    ("page", .number(p.page)), ("pages", .number(p.pages)),
+                    ("perpage", .number(p.perPage)), ("total", .number(g.members.count)),
+                ], children: p.items.map { m in
                     XMLNode("member", [("nsid", .string(m)), ("username", .string(s.user(nsid: m)?.username ?? "")),
                                        ("iconserver", .string("1")), ("iconfarm", .number(1)),
                                        ("membertype", .number(g.admins.contains(m) ? 4 : 2))])

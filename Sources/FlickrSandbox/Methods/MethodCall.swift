@@ -39,6 +39,13 @@ struct MethodCall: Sendable {
         let page = max(1, int("page") ?? 1)
         return (page, perPage)
     }
+
+    /// The page of `items` that ``paging(defaultPerPage:)`` chooses, with the page count.
+    func page<Item>(of items: [Item]) -> (items: ArraySlice<Item>, page: Int, pages: Int, perPage: Int) {
+        let (page, perPage) = paging()
+        let start = min(items.count, (page - 1) * perPage)
+        return (items[start..<min(items.count, start + perPage)], page, max(1, (items.count + perPage - 1) / perPage), perPage)
+    }
 }
 
 /// What a method answers: elements built by the sandbox, or a documented example verbatim.
