@@ -21,37 +21,11 @@ struct RetagCommandTests {
             photos.append(["id": String(8_000_000_000 + i), "owner": "alice", "title": "p\(i)", "tags": tagSets[i % tagSets.count],
                            "date_posted": 1_500_000_000 + i * 3600])
         }
-        let seed: [String: Any] = ["users": [["username": "alice"], ["username": "bob"]], "photos": photos,
-                                   "tokens": [["token": "72157600000000009-00000000000000bb", "secret": "bbbbbbbbbbbbbbbb", "user": "bob", "perms": "write"]]]
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("retag-seed-\(UUID().uuidString).json")
-        try JSONSerialization.data(withJSONObject: seed).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        var configuration = SandboxConfiguration(dataFile: file.path)
-        configuration.logFile = log?.path
-        let server = try await FlickrSandboxServer.start(configuration)
-        do {
-            let c = server.credentials
-            let alice = FlickrClient(context: FlickrContext(apiKey: c.apiKey, sharedSecret: c.apiSecret, oauthToken: c.oauthToken,
-                                                            oauthTokenSecret: c.oauthTokenSecret, endpoints: Endpoints(baseURL: server.url)))
-            let bob = FlickrClient(context: FlickrContext(apiKey: c.apiKey, sharedSecret: c.apiSecret, oauthToken: "72157600000000009-00000000000000bb",
-                                                          oauthTokenSecret: "bbbbbbbbbbbbbbbb", endpoints: Endpoints(baseURL: server.url)))
+        return try await RetagWorld.with(photos, log: log) { server, alice, bob, env in
             for i in stride(from: 0, to: photoCount, by: 3) {
                 _ = try await bob.call("flickr.photos.addTags", ["photo_id": String(8_000_000_000 + i), "tags": "\"great shot\""])
             }
-            let world = try CommandWorld("retag")
-            var env = world.environment
-            env["FLICKR_ENDPOINT"] = server.url
-            env["FLICKR_API_KEY"] = c.apiKey
-            env["FLICKR_API_SECRET"] = c.apiSecret
-            env["FLICKR_OAUTH_TOKEN"] = c.oauthToken
-            env["FLICKR_OAUTH_TOKEN_SECRET"] = c.oauthTokenSecret
-            let result = try await body(server, alice, env)
-            try? FileManager.default.removeItem(at: world.directory)
-            try await server.stop()
-            return result
-        } catch {
-            try? await server.stop()
-            throw error
+            return try await body(server, alice, env)
         }
     }
 

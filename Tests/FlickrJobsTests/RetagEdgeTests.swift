@@ -10,41 +10,6 @@ import Testing
 /// limit, and a selection past the search cap.
 @Suite("flickr retag: quoting, case, merges, limits, the cap", .timeLimit(.minutes(6)), .tags(.command), .kind("command"))
 struct RetagEdgeTests {
-    /// A sandbox seeded with `photos` of alice (bob may add his tags); the body gets alice's
-    /// client, bob's client and the flickr environment.
-    static func world<T>(_ photos: [[String: Any]], log: URL? = nil,
-                         _ body: (FlickrClient, FlickrClient, [String: String]) async throws -> T) async throws -> T {
-        let seed: [String: Any] = ["users": [["username": "alice"], ["username": "bob"]], "photos": photos,
-                                   "tokens": [["token": "72157600000000009-00000000000000bb", "secret": "bbbbbbbbbbbbbbbb", "user": "bob", "perms": "write"]]]
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("edge-seed-\(UUID().uuidString).json")
-        try JSONSerialization.data(withJSONObject: seed).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        var configuration = SandboxConfiguration(dataFile: file.path)
-        configuration.logFile = log?.path
-        let server = try await FlickrSandboxServer.start(configuration)
-        do {
-            let c = server.credentials
-            let alice = FlickrClient(context: FlickrContext(apiKey: c.apiKey, sharedSecret: c.apiSecret, oauthToken: c.oauthToken,
-                                                            oauthTokenSecret: c.oauthTokenSecret, endpoints: Endpoints(baseURL: server.url)))
-            let bob = FlickrClient(context: FlickrContext(apiKey: c.apiKey, sharedSecret: c.apiSecret, oauthToken: "72157600000000009-00000000000000bb",
-                                                          oauthTokenSecret: "bbbbbbbbbbbbbbbb", endpoints: Endpoints(baseURL: server.url)))
-            let world = try CommandWorld("retag-edge")
-            var env = world.environment
-            env["FLICKR_ENDPOINT"] = server.url
-            env["FLICKR_API_KEY"] = c.apiKey
-            env["FLICKR_API_SECRET"] = c.apiSecret
-            env["FLICKR_OAUTH_TOKEN"] = c.oauthToken
-            env["FLICKR_OAUTH_TOKEN_SECRET"] = c.oauthTokenSecret
-            let result = try await body(alice, bob, env)
-            try? FileManager.default.removeItem(at: world.directory)
-            try await server.stop()
-            return result
-        } catch {
-            try? await server.stop()
-            throw error
-        }
-    }
-
     static func raws(_ client: FlickrClient, _ id: String) async throws -> (own: [String], others: [PhotoTag]) {
         let tags = try #require(PhotoTags(getInfo: try await client.call("flickr.photos.getInfo", ["photo_id": id])))
         return (tags.ownerTags.map(\.raw), tags.otherTags)
@@ -63,7 +28,7 @@ struct RetagEdgeTests {
             ["id": "9000000002", "owner": "alice", "tags": ["paris", "night"]],
             ["id": "9000000003", "owner": "alice", "tags": ["nyc", "New York", "newyorkcity"]],
         ]
-        try await Self.world(photos) { alice, bob, env in
+        try await RetagWorld.with(photos) { _, alice, bob, env in
             // bob's tag makes photo 2 take the remove-then-add path.
             _ = try await bob.call("flickr.photos.addTags", ["photo_id": "9000000002", "tags": "\"great shot\""])
             let (plan, apply) = try await Self.planAndApply([
@@ -84,7 +49,7 @@ struct RetagEdgeTests {
     @Test("--lua FILE: a function(photo, tags) rewrites each photo after the other rules; a bad answer is an error (exit 2)")
     func luaRule() async throws {
         let photos: [[String: Any]] = [["id": "9000000020", "owner": "alice", "tags": ["paris", "night"]]]
-        try await Self.world(photos) { alice, _, env in
+        try await RetagWorld.with(photos) { _, alice, _, env in
             let rule = URL(fileURLWithPath: env["HOME"]!).appendingPathComponent("rule.lua")
             try """
                 return function(photo, tags)
@@ -106,7 +71,7 @@ struct RetagEdgeTests {
     @Test("A photo already at 75 tags: a rename works, an add is refused at plan time and nothing is written")
     func seventyFive() async throws {
         let full = (0..<74).map { "t\($0)" } + ["paris"]
-        try await Self.world([["id": "9000000010", "owner": "alice", "tags": full]]) { alice, _, env in
+        try await RetagWorld.with([["id": "9000000010", "owner": "alice", "tags": full]]) { _, alice, _, env in
             let (plan, apply) = try await Self.planAndApply(["--rename", "paris", "Paris"], env)
             #expect(plan.status == 1 && apply.status == 0, "\(apply.stdout) \(apply.stderr)")
             let renamed = try await Self.raws(alice, "9000000010").own
@@ -126,7 +91,7 @@ struct RetagEdgeTests {
         let photos: [[String: Any]] = (0..<6_000).map {
             ["id": String(9_100_000_000 + $0), "owner": "alice", "tags": "capped", "date_posted": 1_400_000_000 + $0 * 60]
         }
-        try await Self.world(photos, log: log) { _, _, env in
+        try await RetagWorld.with(photos, log: log) { _, _, _, env in
             let (plan, apply) = try await Self.planAndApply(["--rename", "capped", "Capped", "--query", "tags=capped"], env)
             #expect(plan.status == 1 && plan.stdout.contains("6000 photos to change of 6000 looked at"), "\(plan.stdout.suffix(300))")
             #expect(apply.status == 0, "\(apply.stdout.suffix(300)) \(apply.stderr.suffix(300))")
