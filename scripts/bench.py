@@ -11,6 +11,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from bench_sandbox import Sandbox  # noqa: E402
 PY = [sys.executable, os.path.join(HERE, "bench_python.py")]
 
 
@@ -26,34 +28,6 @@ def peak_rss_kb(pid):
             return int(m.group(1)) if m else -1
     except OSError:
         return -1
-
-
-class Sandbox:
-    def __init__(self, binary, state):
-        self.proc = subprocess.Popen([binary, "--port", "0", "--state", state],
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        self.info = {}
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise RuntimeError("flickr-sandbox exited before 'ready'")
-            line = line.strip()
-            if line == "ready":
-                break
-            if "=" in line:
-                k, v = line.split("=", 1)
-                self.info[k] = v
-        else:
-            raise RuntimeError("flickr-sandbox did not become ready")
-
-    def creds(self):
-        i = self.info
-        return [i["url"], i["api_key"], i["api_secret"], i["oauth_token"], i["oauth_token_secret"]]
-
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=30)
 
 
 def main():
@@ -76,7 +50,7 @@ def main():
                      "Swift %.1f ms vs Python ET+dict %.1f ms" % (swift["best_ms"], py["best_ms"]),
                      "%.2f× (goal ≥ 3×)" % ratio, ratio >= 3))
 
-        sandbox = Sandbox(os.path.join(args.bin, "flickr-sandbox"), os.path.join(tmp, "state"))
+        sandbox = Sandbox(os.path.join(args.bin, "flickr-sandbox"), ["--state", os.path.join(tmp, "state")])
         try:
             # 2. Sequential calls per second vs python-flickrapi 2.4, same sandbox.
             sw = run_json([bench, "calls"] + sandbox.creds() + [str(args.calls)])

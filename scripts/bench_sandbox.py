@@ -30,12 +30,14 @@ def seed(path, n):
 
 
 class Sandbox:
+    """A flickr-sandbox process started with `args`, its url= … lines read (scripts/bench's one)."""
     def __init__(self, binary, args):
         t = time.perf_counter()
         self.proc = subprocess.Popen([binary, "--port", "0"] + args, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True)
         self.info = {}
-        while True:
+        deadline = time.time() + 120
+        while time.time() < deadline:
             line = self.proc.stdout.readline()
             if not line:
                 raise RuntimeError("flickr-sandbox exited before 'ready'")
@@ -45,6 +47,8 @@ class Sandbox:
             if "=" in line:
                 k, v = line.split("=", 1)
                 self.info[k] = v
+        else:
+            raise RuntimeError("flickr-sandbox did not become ready")
         self.ready_seconds = time.perf_counter() - t
 
     def get(self, params):

@@ -227,12 +227,13 @@ enum RetagCommand {
         let (opened, store) = try await open(inv, env)
         defer { opened.close() }
         let wanted = words.first ?? "last"
-        if wanted == "last", let newest = try store.jobs().first, !["planned", "interrupted", "failed"].contains(newest.state),
-           try store.jobs().first(where: { ["planned", "interrupted", "failed"].contains($0.state) }) == nil {
+        let resumable: (JobSummary) -> Bool = { ["planned", "interrupted", "failed"].contains($0.state) }
+        let all = try store.jobs()
+        if wanted == "last", let newest = all.first, !all.contains(where: resumable) {
             print("nothing to resume: the last job, \(newest.id), is \(newest.state)")
             return 0
         }
-        let job = try jobOrUsage(store, wanted) { ["planned", "interrupted", "failed"].contains($0.state) }
+        let job = try jobOrUsage(store, wanted, where: resumable)
         guard job.state != "running" else { throw Invocation.UsageError(message: "job \(job.id) is running in another process") }
         guard job.state != "done", job.state != "undone" else {
             print("job \(job.id) is \(job.state); nothing to resume")
