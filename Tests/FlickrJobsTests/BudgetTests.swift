@@ -62,8 +62,8 @@ struct BudgetTests {
 
             #expect(paced.count > 40)
             #expect(Self.busiest(paced, seconds: 2) <= 8, "busiest 2 s window: \(Self.busiest(paced, seconds: 2)) calls")
-            // Spread, not burst: the pace is one call per 0.28 s, so any second holds at most 4
-            // (5 allowing for a late arrival); a burst would put all 8 of the window in one.
+            // Spread, not burst: the pace is one call per 0.375 s, so any second holds at most 3
+            // (5 allowing for late arrivals); a burst would put all 8 of the window in one.
             #expect(Self.busiest(paced, seconds: 1) <= 5, "busiest second: \(Self.busiest(paced, seconds: 1)) calls")
             // The job database is private.
             let dir = env["XDG_STATE_HOME"]! + "/flickr"

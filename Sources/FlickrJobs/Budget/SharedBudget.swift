@@ -43,8 +43,10 @@ public struct CallBudget: Sendable, Hashable, CustomStringConvertible {
 public final class SharedBudget: CallPacer {
     public let budget: CallBudget
     let store: JobStore
-    /// Slack for the time between stamping a call here and Flickr receiving it.
-    static let margin = 0.25
+    /// Slack for the time between stamping a call here and Flickr receiving it (a loaded
+    /// machine can stall a process for most of a second in between; against an hour it is
+    /// nothing).
+    static let margin = 1.0
 
     public init(budget: CallBudget, store: JobStore) throws(JobError) {
         self.budget = budget
