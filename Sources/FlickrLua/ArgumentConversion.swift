@@ -32,7 +32,7 @@ enum ArgumentConversion {
                 throw FlickrError.usage("bad argument \(shown): argument names must be strings (use name = value)",
                                         method: method)
             }
-            let key = String(decoding: keyBytes, as: UTF8.self)
+            let key = try text(keyBytes, name: nil, method: method)
             if !skip.contains(key) {
                 out.append((key, try string(at: e.valueIndex, in: state, name: key, method: method)))
             }
@@ -43,7 +43,7 @@ enum ArgumentConversion {
 
     /// One parameter value as a string.
     static func string(at index: Int32, in state: LuaState, name: String, method: String) throws(FlickrError) -> String {
-        if let scalar = scalar(at: index, in: state) { return scalar }
+        if let scalar = try scalar(at: index, in: state, name: name, method: method) { return scalar }
         guard state.type(at: index) == .table else {
             throw FlickrError.usage("bad argument '\(name)': a \(state.typeName(at: index)) cannot be sent "
                                     + "(use a string, number, boolean or array)", method: method)
@@ -63,7 +63,7 @@ enum ArgumentConversion {
         var i: Int64 = 1
         while i <= n {
             state.rawGet(index: i, in: t)
-            guard let s = scalar(at: -1, in: state) else {
+            guard let s = try scalar(at: -1, in: state, name: name, method: method) else {
                 let type = state.typeName(at: -1)
                 state.pop()
                 throw FlickrError.usage("bad argument '\(name)': element \(i) is a \(type); "
@@ -77,14 +77,42 @@ enum ArgumentConversion {
         return elements.joined(separator: ",")
     }
 
-    private static func scalar(at index: Int32, in state: LuaState) -> String? {
+    private static func scalar(at index: Int32, in state: LuaState, name: String, method: String) throws(FlickrError) -> String? {
         switch state.type(at: index) {
-        case .string: return state.bytes(at: index).map { String(decoding: $0, as: UTF8.self) }
+        case .string: return try state.bytes(at: index).map { (bytes) throws(FlickrError) in try text(bytes, name: name, method: method) }
         case .number:
             if state.isInteger(at: index) { return state.integer(at: index).map(String.init) }
             return state.number(at: index).map(format)
         case .boolean: return state.boolean(at: index) ? "1" : "0"
         default: return nil
+        }
+    }
+
+    /// Lua string bytes as text; bytes that are not UTF-8 are a usage error naming the argument
+    /// (`name`, or nil for an argument's name), never silently replaced: Flickr would store
+    /// U+FFFD and, in a tag string, could lose the tag after it.
+    static func text(_ bytes: some Collection<UInt8>, name: String?, method: String) throws(FlickrError) -> String {
+        if let s = String(validating: bytes, as: UTF8.self) { return s }
+        let offset = invalidUTF8Offset(bytes)
+        let bad = bytes[bytes.index(bytes.startIndex, offsetBy: min(offset, bytes.count - 1))]
+        let what = name.map { "bad argument '\($0)'" } ?? "bad argument name"
+        throw FlickrError.usage(what + ": not valid UTF-8 (byte 0x" + String(bad, radix: 16, uppercase: true)
+                                + " at offset \(offset)); Lua strings are bytes: save the script as UTF-8, "
+                                + "or write characters as \"\\u{E9}\"", method: method)
+    }
+
+    /// Offset of the first sequence that is not UTF-8 (0 when none is found, which the caller
+    /// rules out).
+    private static func invalidUTF8Offset(_ bytes: some Collection<UInt8>) -> Int {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        var offset = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput: return 0
+            case .error: return offset
+            }
         }
     }
 

@@ -3,72 +3,102 @@ import LuaKit
 
 /// `flickr.map` and `flickr.parallel`: Lua functions run as coroutines of the LuaKit scheduler,
 /// so the Flickr calls inside them yield and overlap (up to `concurrency` in flight).
+///
+/// The Swift functions here are the engines; `lua/flickr/core.lua` wraps them with the error
+/// policy people see (an error naming the failing item, with the finished results on it, or
+/// `results, errors`).
 extension FlickrModule {
     /// Default number of calls in flight for `flickr.map`.
     static let defaultConcurrency = 8
 
     func installConcurrency(_ state: LuaState, _ flickr: Int32) {
-        // flickr.map(list, fn [, { concurrency = 8 }]) → { fn(list[1], 1), fn(list[2], 2), … }
+        // flickr.map(list, fn [, { concurrency = 8, on_error = "raise" }]) → results, errors, first
         define(state, flickr, "map") { call in
             try call.table(1)
             try call.function(2)
             var concurrency = Self.defaultConcurrency
+            var collect = false
             if try call.optionalTable(3) {
-                switch call.state.rawGet(field: "concurrency", in: 3) {
+                let s = call.state
+                try s.forEachRawEntry(inTableAt: 3) { (e) throws(FlickrError) -> Bool in
+                    let key = s.type(at: e.keyIndex) == .string ? s.string(at: e.keyIndex) ?? "" : ""
+                    guard key == "concurrency" || key == "on_error" else {
+                        throw FlickrError.usage("unknown option '\(s.string(at: e.keyIndex) ?? s.typeName(at: e.keyIndex))' "
+                                                + "(concurrency, on_error)", method: "flickr.map")
+                    }
+                    return true
+                }
+                switch s.rawGet(field: "concurrency", in: 3) {
                 case .nil: break
                 case .number:
-                    guard let c = call.state.integer(at: -1), c >= 1 else {
+                    guard let c = s.integer(at: -1), c >= 1 else {
                         throw FlickrError.usage("bad option 'concurrency': a positive integer expected", method: "flickr.map")
                     }
                     concurrency = Int(min(c, 1024))
                 default:
                     throw FlickrError.usage("bad option 'concurrency': a positive integer expected", method: "flickr.map")
                 }
-                call.state.pop()
+                s.pop()
+                collect = try Self.collectsErrors(s, optionsAt: 3, function: "flickr.map")
             }
             let s = call.state
             let n = Int(s.rawLength(at: 1))
-            s.newTable(array: Int32(clamping: n))
-            let results = s.top
-            try s.runConcurrently(count: n, concurrency: concurrency, start: { i, thread in
+            return try Self.run(s, count: n, concurrency: concurrency, collect: collect) { i, thread in
                 s.pushCopy(of: 2)
                 s.rawGet(index: Int64(i + 1), in: 1)
                 s.push(Int64(i + 1))
                 s.move(3, to: thread)
                 return 2
-            }, finish: Self.keepFirstResult(in: results, of: s))
-            return .results(1)
+            }
         }
-        // flickr.parallel(f1, f2, …) → the first result of each, in order.
+        // flickr.parallel(collect, f1, f2, …) → results, errors, first (core.lua reads the options)
         define(state, flickr, "parallel") { call in
-            let n = call.argumentCount
-            for i in 1...max(1, n) where n > 0 { try call.function(i) }
+            let collect = call.state.boolean(at: 1)
+            let n = call.argumentCount - 1
+            for i in 2..<max(2, n + 2) where n > 0 { try call.function(i) }
             let s = call.state
-            s.newTable(array: n)
-            let results = s.top
-            try s.runConcurrently(count: Int(n), concurrency: Int(n), start: { i, thread in
-                s.pushCopy(of: Int32(i + 1))
+            return try Self.run(s, count: Int(max(0, n)), concurrency: Int(max(1, n)), collect: collect) { i, thread in
+                s.pushCopy(of: Int32(i + 2))
                 s.move(1, to: thread)
                 return 0
-            }, finish: Self.keepFirstResult(in: results, of: s))
-            guard s.ensureStack(n + 1) else { throw FlickrError.usage("too many functions", method: "flickr.parallel") }
-            var i: Int64 = 1
-            while i <= Int64(n) {
-                s.rawGet(index: i, in: results)
-                i += 1
             }
-            return .results(n)
         }
     }
 
-    /// The `finish` of map and parallel: the first result of coroutine `i` goes to
-    /// `results[i + 1]` (a table at `results` on `state`); a coroutine with no result leaves nil.
-    private static func keepFirstResult(in results: Int32, of state: LuaState) -> (Int, LuaState, Int32) throws -> Void {
-        { i, thread, count in
-            guard count > 0 else { return }
-            thread.setTop(thread.top - count + 1)
-            thread.move(1, to: state)
-            state.rawSet(index: Int64(i + 1), in: results)
+    /// The `on_error` option at `options`: false for "raise" (or none), true for "collect".
+    private static func collectsErrors(_ s: LuaState, optionsAt options: Int32, function: String) throws -> Bool {
+        defer { s.pop() }
+        switch s.rawGet(field: "on_error", in: options) {
+        case .nil: return false
+        case .string where s.string(at: -1) == "raise": return false
+        case .string where s.string(at: -1) == "collect": return true
+        default: throw FlickrError.usage("bad option 'on_error': \"raise\" or \"collect\" expected", method: function)
         }
+    }
+
+    /// [-0, +3] Runs the tasks and pushes `results` (the first result of each finished task, by
+    /// position), `errors` (the error value of each failed task, by position) and the position of
+    /// the first failure (nil when none). Without `collect`, no task starts after the first
+    /// failure; the ones already running finish. An interrupt is thrown, not collected.
+    private static func run(_ s: LuaState, count: Int, concurrency: Int, collect: Bool,
+                            start: (Int, LuaState) throws -> Int32) throws -> LuaReturn {
+        guard s.ensureStack(6) else { throw FlickrError.usage("stack overflow", method: "flickr.map") }
+        s.newTable(array: Int32(clamping: count))
+        let results = s.top
+        s.newTable()
+        let errors = s.top
+        var first: Int?
+        try s.runConcurrently(count: count, concurrency: concurrency, keepGoing: collect, start: start, finish: { i, thread, n in
+            guard n > 0 else { return }
+            thread.setTop(thread.top - n + 1)
+            thread.move(1, to: s)
+            s.rawSet(index: Int64(i + 1), in: results)
+        }, failed: { i, error in
+            if first == nil { first = i }
+            s.push(error: error)
+            s.rawSet(index: Int64(i + 1), in: errors)
+        })
+        if let first { s.push(Int64(first + 1)) } else { s.pushNil() }
+        return .results(3)
     }
 }

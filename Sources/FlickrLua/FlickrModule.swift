@@ -99,15 +99,20 @@ final class FlickrModule {
         try state.call(arguments: 3, results: 0)
     }
 
-    /// `flickr.photos.search` …: a table per namespace, a function per catalog method.
+    /// `flickr.photos.search` …: a table per namespace, a function per catalog method. Each
+    /// namespace table's `__index` (reached only for a key it lacks) finds a method or
+    /// namespace written in another case, and refuses any other name with did-you-mean.
     private func installNamespaces(_ state: LuaState, _ flickr: Int32) {
+        var namespaces: Set<String> = []
         for method in MethodCatalog.shared.methods {
             var parts = method.name.split(separator: ".").map(String.init)
             guard parts.first == "flickr", parts.count >= 2 else { continue }
             parts.removeFirst()
             let leaf = parts.removeLast()
             state.pushCopy(of: flickr)
+            var path = "flickr"
             for part in parts {
+                path += "." + part
                 if state.rawGet(field: part, in: -1) != .table {
                     state.pop()
                     state.newTable()
@@ -115,23 +120,54 @@ final class FlickrModule {
                     state.rawSet(field: part, in: -3)
                 }
                 state.remove(at: -2)
+                if namespaces.insert(path).inserted { setLookup(state, forNamespaceAt: state.top, path: path) }
             }
             let table = state.top
             let name = method.name
             define(state, table, leaf, path: String(name.dropFirst("flickr.".count))) { call in
                 let arguments = try ArgumentConversion.parameters(at: 1, in: call.state, method: name)
-                return self.callReturn(name, arguments, verb: nil, timeout: nil)
+                return self.callReturn(name, arguments, verb: nil, timeout: nil, strict: true)
             }
             state.pop()
         }
     }
 
+    /// [-0, +0] Gives the namespace table at `index` (named `path`) a metatable whose `__index`
+    /// resolves a key case-insensitively to a method or namespace of the table, and raises a
+    /// usage error naming the nearest methods for any other key.
+    private func setLookup(_ state: LuaState, forNamespaceAt index: Int32, path: String) {
+        state.newTable(record: 1)
+        state.push(function: path + ".__index") { call in
+            let s = call.state
+            let key = try call.string(2)
+            // A method or namespace of this table, in another case: the same entry.
+            var match: String?
+            s.forEachRawEntry(inTableAt: 1) { e in
+                if s.type(at: e.keyIndex) == .string, let k = s.string(at: e.keyIndex), k.lowercased() == key.lowercased() {
+                    match = k
+                }
+                return match == nil
+            }
+            if let match {
+                s.rawGet(field: match, in: 1)
+                return .results(1)
+            }
+            let full = path + "." + key
+            let near = MethodCatalog.shared.suggestions(forMethod: full)
+            throw FlickrError.usage("no such method or namespace" + Suggestions.phrase(near)
+                                    + " — flickr.methods(\"\(path)\") lists them", method: full)
+        }
+        state.rawSet(field: "__index", in: -2)
+        state.setMetatable(of: index)
+    }
+
     /// The async call of a method, its response pushed as tables: XML answers straight from the
     /// parser (no intermediate tree), JSON ones from the mapped tree.
-    func callReturn(_ method: String, _ arguments: [(String, String)], verb: HTTPVerb?, timeout: Double?) -> LuaReturn {
+    func callReturn(_ method: String, _ arguments: [(String, String)], verb: HTTPVerb?, timeout: Double?,
+                    strict: Bool) -> LuaReturn {
         let client = self.client
         var async = LuaAsync({ () async throws -> FlickrResponseBody in
-            try await client.callBody(method, arguments: arguments, verb: verb, timeout: timeout)
+            try await client.callBody(method, arguments: arguments, verb: verb, timeout: timeout, strict: strict)
         }, deliver: { state, body in
             switch body {
             case .tree(let node):
@@ -161,13 +197,14 @@ final class FlickrModule {
     // MARK: - flickr.call
 
     private func installCalls(_ state: LuaState, _ flickr: Int32) {
-        // flickr.call(method, args, opts{verb, timeout})
+        // flickr.call(method, args, opts{verb, timeout, strict})
         define(state, flickr, "call") { call in
             var method = try call.string(1)
             if !method.hasPrefix("flickr.") { method = "flickr." + method }
             let arguments = try ArgumentConversion.parameters(at: 2, in: call.state, method: method)
             var verb: HTTPVerb?
             var timeout: Double?
+            var strict = true
             if try call.optionalTable(3) {
                 let s = call.state
                 switch s.rawGet(field: "verb", in: 3) {
@@ -186,8 +223,14 @@ final class FlickrModule {
                 default: throw FlickrError.usage("bad option 'timeout': seconds expected", method: method)
                 }
                 s.pop()
+                switch s.rawGet(field: "strict", in: 3) {
+                case .nil: break
+                case .boolean: strict = s.boolean(at: -1)
+                default: throw FlickrError.usage("bad option 'strict': true or false expected", method: method)
+                }
+                s.pop()
             }
-            return self.callReturn(method, arguments, verb: verb, timeout: timeout)
+            return self.callReturn(method, arguments, verb: verb, timeout: timeout, strict: strict)
         }
     }
 }

@@ -80,6 +80,12 @@ public enum FlickrLuaSandbox {
                 }
                 return done { await server.setBudget(budget) }
             }
+            // requests(): how many HTTP requests the sandbox has received so far (of any kind), so
+            // that a test can see a refusal cost none.
+            define("requests") { call in
+                call.state.push(Int64(server.requestCount()))
+                return .results(1)
+            }
             define("issue_token") { call in
                 var username: String?
                 var perms = FlickrPermission.write

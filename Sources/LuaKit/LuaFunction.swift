@@ -5,7 +5,7 @@ public enum LuaReturn {
     /// `n` results are on top of the stack.
     case results(Int32)
     /// Wait for async work, then deliver its results: inside a coroutine run by
-    /// ``LuaState/runConcurrently(count:concurrency:start:finish:)`` the coroutine yields to the
+    /// ``LuaState/runConcurrently(count:concurrency:keepGoing:start:finish:failed:)`` the coroutine yields to the
     /// scheduler (so other calls proceed); anywhere else (top level, inside a metamethod or a
     /// `table.sort` comparator, a user's own coroutine) the Lua thread blocks until it is done.
     case await(LuaAsync)

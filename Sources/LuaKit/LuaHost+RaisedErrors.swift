@@ -96,3 +96,12 @@ extension LuaHost {
         lua_rawsetp(main, lk_registryindex(), Self.raisedKey)
     }
 }
+
+extension LuaState {
+    /// [-0, +1] Pushes the Lua value of an error: the very value raised in Lua for an error that
+    /// came from Lua (identity kept), else the value a Swift error is raised as — and a Swift
+    /// error raised from that value later comes back as itself.
+    public func push(error: any Error) {
+        host.pushError(error, on: self)
+    }
+}

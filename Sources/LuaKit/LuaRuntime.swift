@@ -18,7 +18,7 @@ import Darwin
 ///   ``performAndWait(_:)`` from a plain thread. Jobs run one at a time, in order.
 /// - A Swift function called from Lua may wait for async work (``LuaReturn/await(_:)``): the
 ///   Lua thread blocks (running *reentrant* jobs meanwhile), or, inside coroutines of
-///   ``LuaState/runConcurrently(count:concurrency:start:finish:)``, yields so that many calls
+///   ``LuaState/runConcurrently(count:concurrency:keepGoing:start:finish:failed:)``, yields so that many calls
 ///   overlap.
 /// - ``interrupt()`` (or ``LuaInterruptHandle`` from a signal handler) stops running Lua code
 ///   with the error "interrupted!" and cancels an awaited call.

@@ -7,8 +7,9 @@ import CLuaShim
 /// *finished* (LUA_OK: results handed to `finish`), *waiting* on a token (a host yield), or
 /// *failed* (error recorded). The loop launches while fewer than `concurrency` tasks are live,
 /// then sleeps until a token completes and resumes its coroutine with `(true, results…)` or
-/// `(false, error)`. The first failure stops launching, abandons the other tasks' work, closes
-/// their coroutines and is rethrown.
+/// `(false, error)`. Failures are recorded with their task's index; what they do to the rest of
+/// the run is ``LuaState/runConcurrently(count:concurrency:keepGoing:start:finish:failed:)``'s
+/// policy.
 struct LuaScheduler {
     private struct Slot {
         var index: Int
@@ -21,7 +22,8 @@ struct LuaScheduler {
     private let anchors: Int32
     private var nextAnchor: Int64 = 0
     private var waiting: [UInt64: Slot] = [:]
-    private(set) var firstError: (any Error)?
+    /// Every failure so far, in the order they happened: (task index, error).
+    private(set) var failures: [(index: Int, error: any Error)] = []
 
     init(state: LuaState) {
         self.state = state
@@ -126,7 +128,7 @@ struct LuaScheduler {
     var isWaiting: Bool { !waiting.isEmpty }
 
     private mutating func fail(_ slot: Slot, _ error: any Error) {
-        if firstError == nil { firstError = error }
+        failures.append((slot.index, error))
         retire(slot)
     }
 
@@ -156,29 +158,50 @@ extension LuaState {
     /// with `lua_xmove`, or convert them). Inside the calls, Swift functions that return
     /// ``LuaReturn/await(_:)`` yield to this scheduler, so their work overlaps.
     ///
-    /// The first error (of a call, of `start` or of `finish`) stops the run: pending work is
-    /// cancelled and the error is rethrown — a ``LuaError`` for an error inside a call (raising it
-    /// again in Lua raises the same value; ``LuaError/underlying`` holds the Swift error a Swift
-    /// function raised). An interrupt throws ``LuaError/interrupted``. The stack is unchanged on
-    /// return.
-    public func runConcurrently(count: Int, concurrency: Int,
+    /// A failed task (an error inside its call, or thrown by `start` or `finish`) is a
+    /// ``LuaError`` for an error inside a call (raising it again in Lua raises the same value;
+    /// ``LuaError/underlying`` holds the Swift error a Swift function raised). Without `failed`,
+    /// the first failure stops the run: pending work is cancelled and the error is rethrown. With
+    /// `failed`, every failure is handed to it (`failed(i, error)`) and nothing is cancelled:
+    /// when `keepGoing` is false no task starts after the first failure, but the tasks already
+    /// running finish; when true every task runs. An interrupt always stops the run at once and
+    /// throws ``LuaError/interrupted``. The stack is unchanged on return.
+    public func runConcurrently(count: Int, concurrency: Int, keepGoing: Bool = false,
                                 start: (_ index: Int, _ thread: LuaState) throws -> Int32,
-                                finish: (_ index: Int, _ thread: LuaState, _ results: Int32) throws -> Void) throws {
+                                finish: (_ index: Int, _ thread: LuaState, _ results: Int32) throws -> Void,
+                                failed: ((_ index: Int, _ error: any Error) throws -> Void)? = nil) throws {
         let base = top
         defer { setTop(base) }
         guard ensureStack(8) else { throw LuaError(kind: .memory, message: "stack overflow") }
         var scheduler = LuaScheduler(state: self)
         let limit = max(1, concurrency)
         var next = 0
+        var reported = 0
+        var stopped = false
         while true {
-            while scheduler.firstError == nil, next < count, scheduler.liveCount < limit {
+            // Hand each new failure over; an interrupt or a failure with no handler ends the run.
+            while reported < scheduler.failures.count {
+                let (index, error) = scheduler.failures[reported]
+                reported += 1
+                if let failed, (error as? LuaError)?.kind != .interrupted {
+                    stopped = stopped || !keepGoing
+                    do { try failed(index, error) } catch {
+                        scheduler.cancelAll()
+                        throw error
+                    }
+                } else {
+                    scheduler.cancelAll()
+                    throw error
+                }
+            }
+            while !stopped, next < count, scheduler.liveCount < limit {
                 scheduler.launch(next, start: start, finish: finish)
                 next += 1
+                if !scheduler.failures.isEmpty, reported < scheduler.failures.count { break }
             }
-            if scheduler.firstError != nil || !scheduler.isWaiting {
-                scheduler.cancelAll()
-                break
-            }
+            if reported < scheduler.failures.count { continue }
+            if !scheduler.isWaiting, stopped || next >= count { break }
+            if !scheduler.isWaiting { continue }
             do {
                 try scheduler.step(finish: finish)
             } catch {
@@ -186,7 +209,6 @@ extension LuaState {
                 throw error
             }
         }
-        if let error = scheduler.firstError { throw error }
     }
 }
 

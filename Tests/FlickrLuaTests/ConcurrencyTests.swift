@@ -10,7 +10,8 @@ import Testing
 
 @Suite(.serialized, .timeLimit(.minutes(5)), .tags(.integration), .kind("integration")) struct ConcurrencyTests {
     /// Issue 4's proof: with 100 ms latency, flickr.map over 32 getInfo calls at concurrency 8
-    /// takes about 4 × 100 ms (sequential: 3.2 s). The bound asserted is 1.2 s.
+    /// overlaps them — the server sees between 2 and 8 at once — and answers in order. How long
+    /// it takes (about 4 × 100 ms; sequential 3.2 s) is a benchmark's figure (`scripts/bench`).
     @Test func mapOverlapsCalls() async throws {
         let config = try TemporaryDirectory()
         let (server, session) = try await FlickrLuaSandbox.start(options: Session.options(config: config.path))
@@ -21,25 +22,24 @@ import Testing
             assert(#ids == 32)
             """)
         await server.setLatency(milliseconds: 100)
-        // Best of up to five runs: the figure is about overlap, not about a busy test machine.
-        var best = Duration.seconds(1000)
-        for _ in 0..<5 {
-            let clock = ContinuousClock()
-            let start = clock.now
-            let r = try await session.run("""
-                local infos = flickr.map(ids, function(id) return flickr.photos.getInfo{ photo_id = id } end, { concurrency = 8 })
-                for i, info in ipairs(infos) do assert(info.photo.id == ids[i]) end
-                return #infos
-                """)
-            best = min(best, clock.now - start)
-            #expect(r == [32])
-            if best < .milliseconds(1200) { break }
-            try await Task.sleep(for: .milliseconds(500))  // let a burst of other tests pass
-        }
+        _ = server.takePeakConcurrency()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let r = try await session.run("""
+            local infos = flickr.map(ids, function(id) return flickr.photos.getInfo{ photo_id = id } end, { concurrency = 8 })
+            for i, info in ipairs(infos) do assert(info.photo.id == ids[i]) end
+            return #infos
+            """)
+        let elapsed = clock.now - start
+        // The server saw the calls overlap, and never more at once than the concurrency asked:
+        // counted where they arrive, so a busy machine cannot make this pass or fail.
+        let peak = server.takePeakConcurrency()
         try? await server.stop()
-        print("flickr.map: 32 getInfo at concurrency 8 with 100 ms latency took \(best)")
-        #expect(best < .milliseconds(1200), "took \(best)")
-        #expect(best >= .milliseconds(400), "took \(best): faster than the latency allows")
+        print("flickr.map: 32 getInfo at concurrency 8 with 100 ms latency took \(elapsed), at most \(peak) at once")
+        #expect(r == [32])
+        #expect(peak >= 2 && peak <= 8, "at most \(peak) calls at once")
+        // 32 calls of 100 ms, 8 at a time, cannot take less than 4 rounds.
+        #expect(elapsed >= .milliseconds(400), "took \(elapsed): faster than the latency allows")
     }
 
     /// With a rate configured, N calls take at least (N − burst) / rate seconds, even in flickr.map.

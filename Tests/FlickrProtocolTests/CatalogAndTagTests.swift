@@ -78,3 +78,34 @@ import FlickrTestSupport
         #expect(FlickrMethod.plainText("<b>Do</b> &amp; &lt;x&gt;\n  y") == "Do & <x> y")
     }
 }
+
+/// Did-you-mean and the catalog's checks before a call.
+@Suite(.tags(.unit), .kind("unit")) struct CallCheckTests {
+    @Test func suggestionsFindNearNames() {
+        #expect(Suggestions.closest(to: "photoid", among: ["photo_id", "secret"]) == ["photo_id"])
+        #expect(Suggestions.closest(to: "photo_di", among: ["photo_id", "secret"]) == ["photo_id"])
+        #expect(Suggestions.closest(to: "xyzzy", among: ["photo_id", "secret"]).isEmpty)
+        #expect(MethodCatalog.shared.suggestions(forMethod: "photos.getInfoo").first == "flickr.photos.getInfo")
+        #expect(Suggestions.phrase([]) == "")
+    }
+
+    @Test func checksNamesArgumentsAndRequiredOnes() throws {
+        let catalog = MethodCatalog.shared
+        #expect(try catalog.check("flickr.photos.getinfo", argumentNames: ["photo_id"]) == "flickr.photos.getInfo")
+        #expect(try catalog.check("photos.getInfo", argumentNames: ["photo_id", "format", "nojsoncallback"]) == "flickr.photos.getInfo")
+        #expect(throws: CallCheckFailure.self) { try catalog.check("flickr.photos.getInfo", argumentNames: []) }
+        #expect(throws: CallCheckFailure.self) { try catalog.check("flickr.photos.getInfo", argumentNames: ["photo_id", "extra"]) }
+        #expect(throws: CallCheckFailure.self) { try catalog.check("flickr.no.such", argumentNames: []) }
+        // Not strict: only the spelling of a known method changes.
+        #expect(try catalog.check("flickr.no.such", argumentNames: ["x"], strict: false) == "flickr.no.such")
+        #expect(try catalog.check("flickr.photos.getinfo", argumentNames: [], strict: false) == "flickr.photos.getInfo")
+        // Echo takes anything; arguments the reference marks required by mistake are not required.
+        #expect(try catalog.check("flickr.test.echo", argumentNames: ["anything"]) == "flickr.test.echo")
+        #expect(try catalog.check("flickr.photosets.getPhotos", argumentNames: ["photoset_id"]) == "flickr.photosets.getPhotos")
+        do {
+            _ = try catalog.check("flickr.photos.setMeta", argumentNames: ["photo_id"])
+        } catch {
+            #expect(error.description == "flickr.photos.setMeta: missing required arguments title, description")
+        }
+    }
+}

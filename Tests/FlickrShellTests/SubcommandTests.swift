@@ -48,7 +48,7 @@ struct SubcommandTests {
         #expect(ok.status == 0 && ok.stdout.contains("stat = \"ok\"") && ok.stdout.contains("name = { _text = \"x y\" }"))
         let fail = try await run(["--sandbox", "call", "flickr.photos.getInfo", "photo_id=1"])
         #expect(fail.status == 1 && fail.stderr.hasPrefix("[1] Photo") && fail.stdout.isEmpty)
-        let unknown = try await run(["--sandbox", "call", "flickr.nope"])
+        let unknown = try await run(["--sandbox", "call", "flickr.nope", "--no-strict"])
         #expect(unknown.status == 1 && unknown.stderr.hasPrefix("[112] "))
         let usage = try await run(["--sandbox", "call", "flickr.test.echo", "notkeyvalue"])
         #expect(usage.status == 2 && usage.stderr.contains("key=value"))

@@ -4,9 +4,17 @@
 -- flickr: the module (namespaces and Swift functions already set); Error: the metatable of error
 -- values; Help: the metatable of flickr.help() results.
 
-local type, tostring, tonumber, next, rawget, setmetatable =
-      type, tostring, tonumber, next, rawget, setmetatable
+local type, tostring, tonumber, next, rawget, rawset, setmetatable, select =
+      type, tostring, tonumber, next, rawget, rawset, setmetatable, select
 local concat, insert = table.concat, table.insert
+
+-- A value in a few characters, for messages: strings quoted and cut at 40.
+local function short(v)
+  if type(v) == "string" then
+    return string.format("%q", #v > 40 and v:sub(1, 40) .. "…" or v)
+  end
+  return tostring(v)
+end
 
 return function(flickr, Error, Help)
   ---------------------------------------------------------------------------------------------
@@ -23,9 +31,62 @@ return function(flickr, Error, Help)
     if rawget(e, "duplicate_photo_id") then
       s = s .. " (duplicate of photo " .. tostring(e.duplicate_photo_id) .. ")"
     end
+    local index = rawget(e, "index")
+    if index ~= nil and rawget(e, "in_function") then
+      s = s .. " [" .. tostring(e.in_function) .. " item " .. tostring(index) .. ": " .. short(rawget(e, "item")) .. "]"
+    end
     return s
   end
   flickr.Error = Error
+
+  ---------------------------------------------------------------------------------------------
+  -- flickr.map(list, fn [, { concurrency = 8, on_error = "raise"|"collect" }])
+  -- flickr.parallel(f1, f2, … [, { on_error = "raise"|"collect" }])
+  -- The Swift engines run the calls; here is what a failure does. "raise" (the default): no
+  -- item starts after the first failure, the ones in flight finish, and the first failure is
+  -- raised naming its item — err.index, err.item, err.in_function — with the results that did
+  -- finish in err.partial (by position). A failure that is not a table (error("text")) becomes a
+  -- flickr.Error of kind "lua" whose `cause` is the value raised. "collect": every item runs;
+  -- the call returns `results, errors`, each by position (an item has one or the other).
+  local function item_error(err, in_function, index, item, partial)
+    if type(err) ~= "table" then
+      err = setmetatable({ kind = "lua", message = tostring(err), cause = err }, Error)
+    end
+    rawset(err, "in_function", in_function)
+    rawset(err, "index", index)
+    rawset(err, "item", item)
+    rawset(err, "partial", partial)
+    return err
+  end
+
+  local map_engine, parallel_engine = flickr.map, flickr.parallel
+
+  function flickr.map(list, fn, opts)
+    local results, errors, first = map_engine(list, fn, opts)
+    if opts ~= nil and rawget(opts, "on_error") == "collect" then return results, errors end
+    if first ~= nil then error(item_error(errors[first], "flickr.map", first, list[first], results), 2) end
+    return results
+  end
+
+  function flickr.parallel(...)
+    local n = select("#", ...)
+    local opts = n > 0 and select(n, ...) or nil
+    if type(opts) == "table" then n = n - 1 else opts = nil end
+    local collect = false
+    if opts ~= nil then
+      for k, v in next, opts do
+        if k ~= "on_error" or (v ~= "raise" and v ~= "collect") then
+          error(setmetatable({ kind = "usage", method = "flickr.parallel",
+            message = "bad option '" .. tostring(k) .. "': only on_error = \"raise\" or \"collect\"" }, Error), 2)
+        end
+      end
+      collect = opts.on_error == "collect"
+    end
+    local results, errors, first = parallel_engine(collect, table.unpack({ ... }, 1, n))
+    if collect then return results, errors end
+    if first ~= nil then error(item_error(errors[first], "flickr.parallel", first, nil, results), 2) end
+    return table.unpack(results, 1, n)
+  end
 
   ---------------------------------------------------------------------------------------------
   -- flickr.text(node): the text of an element (`_text`, or `_content` in the JSON format).
@@ -43,60 +104,186 @@ return function(flickr, Error, Help)
   ---------------------------------------------------------------------------------------------
   -- flickr.walk(method, args [, opts]): every item of a paginated list, fetching pages lazily.
   --   for photo in flickr.walk("flickr.photos.search", { user_id = "me" }) do ... end
-  -- opts.max_pages limits the pages fetched. The paginated element is the child of <rsp> that
-  -- carries `page`/`pages`; its items are its array child (photos.photo, people.person, …).
+  -- The paginated element is the child of <rsp> that carries `page`/`pages`; its items are its
+  -- array child (photos.photo, people.person, …). A method without paging is an error.
+  -- opts.max_pages: at most this many pages.
+  -- opts.windows (flickr.photos.search): complete past Flickr's 4,000-result search cap, by
+  --   upload-date windows split until each holds at most 4,000 (sorted date-posted-asc unless
+  --   args.sort is given); each photo once. Without it, walking past the cap is an error.
+  -- opts.snapshot: fetch every page first, then yield: for loops that change what they walk
+  --   (removing the tag a search looks for would otherwise shift later pages and skip photos).
+  -- opts.strict: as flickr.call's (false sends arguments the catalog does not know).
+  local SEARCH_CAP = 4000
+
+  local function walk_error(message, method)
+    return setmetatable({ kind = "usage", method = method or "flickr.walk", message = message }, Error)
+  end
+
   local function is_array(v) return type(v) == "table" and (rawget(v, 1) ~= nil or next(v) == nil) end
 
+  -- The child of the answer that carries the paging (page/pages), or nil.
   local function container_of(rsp)
-    local fallback
     for k, v in next, rsp do
-      if type(v) == "table" and k ~= "stat" then
-        if rawget(v, "pages") ~= nil or rawget(v, "page") ~= nil then return v end
-        fallback = fallback or v
+      if type(v) == "table" and k ~= "stat" and (rawget(v, "pages") ~= nil or rawget(v, "page") ~= nil) then
+        return v
       end
     end
-    return fallback
+    return nil
   end
 
   local function items_of(container)
     if is_array(container) and rawget(container, 1) ~= nil then return container end
-    for k, v in next, container do
+    for _, v in next, container do
       if is_array(v) then return v end
     end
-    for k, v in next, container do
+    for _, v in next, container do
       if type(v) == "table" then return { v } end
     end
     return {}
   end
 
+  -- Whether the catalog says `method` takes a `page` argument (nil: not in the catalog).
+  local function takes_page(method)
+    local ok, h = pcall(flickr.help, method)
+    if not ok or type(h) ~= "table" then return nil end
+    for _, a in ipairs(h.arguments or {}) do
+      if a.name == "page" then return true, h.name end
+    end
+    return false, h.name
+  end
+
+  -- A page source: `next_page()` returns the next page's items (nil when done).
+  local function page_source(method, query, opts)
+    local page = tonumber(query.page) or 1
+    local per_page = tonumber(query.per_page) or 100
+    local call_opts = { strict = opts.strict }
+    local fetched, pages = 0, nil
+    return function()
+      if pages and page > pages then return nil end
+      if opts.max_pages and fetched >= opts.max_pages then return nil end
+      if pages and (page - 1) * per_page >= SEARCH_CAP and method == "flickr.photos.search" then
+        error(walk_error("this search has " .. tostring(pages * per_page) .. "+ results and Flickr returns only the first "
+          .. SEARCH_CAP .. ": walk it with { windows = true } (upload-date windows) to reach them all", method), 0)
+      end
+      query.page = page
+      local rsp = flickr.call(method, query, call_opts)
+      fetched = fetched + 1
+      local container = container_of(rsp)
+      if not container then
+        error(walk_error("the answer has no paging (no page/pages), so there is nothing to walk: "
+          .. "call it with flickr.call and read the answer", method), 0)
+      end
+      pages = tonumber(rawget(container, "pages")) or 1
+      per_page = tonumber(rawget(container, "perpage")) or tonumber(rawget(container, "per_page")) or per_page
+      page = page + 1
+      local items = items_of(container)
+      if #items == 0 then pages = 0 end
+      return items, tonumber(rawget(container, "total"))
+    end
+  end
+
+  -- Upload-date windows over a search: windows are split in two while they hold more than the
+  -- cap, then paged through; items already seen (a photo on a window's edge) are skipped.
+  local function window_source(query, opts)
+    local lo = tonumber(query.min_upload_date) or 0
+    local hi = tonumber(query.max_upload_date) or (os.time() + 86400)
+    if query.sort == nil then query.sort = "date-posted-asc" end
+    local stack, current, seen = { { lo, hi } }, nil, {}
+    -- The items not met before (by id).
+    local function unseen(items)
+      local fresh = {}
+      for _, item in ipairs(items) do
+        local id = type(item) == "table" and rawget(item, "id")
+        if id == nil or not seen[id] then
+          if id ~= nil then seen[id] = true end
+          fresh[#fresh + 1] = item
+        end
+      end
+      return fresh
+    end
+    local function open(w)
+      local q = {}
+      for k, v in next, query do q[k] = v end
+      q.min_upload_date, q.max_upload_date, q.page = w[1], w[2], 1
+      return page_source("flickr.photos.search", q, { strict = opts.strict })
+    end
+    return function()
+      while true do
+        if current == nil then
+          local w = table.remove(stack)
+          if w == nil then return nil end
+          local source = open(w)
+          local items, total = source()
+          if total and total > SEARCH_CAP and w[2] > w[1] then
+            local mid = w[1] + (w[2] - w[1]) // 2
+            stack[#stack + 1] = { mid + 1, w[2] }  -- the later half after the earlier one
+            stack[#stack + 1] = { w[1], mid }
+          else
+            current = source
+            if items then return unseen(items) end
+          end
+        else
+          local items = current()
+          if items == nil then current = nil else return unseen(items) end
+        end
+      end
+    end
+  end
+
   function flickr.walk(method, args, opts)
     if type(method) ~= "string" then
-      error(setmetatable({ kind = "usage", method = "flickr.walk",
-        message = "bad argument #1 (method name expected, got " .. type(method) .. ")" }, Error), 2)
+      error(walk_error("bad argument #1 (method name expected, got " .. type(method) .. ")"), 2)
+    end
+    if args ~= nil and type(args) ~= "table" then
+      error(walk_error("bad argument #2 (table of arguments expected, got " .. type(args) .. ")"), 2)
+    end
+    if opts ~= nil and type(opts) ~= "table" then
+      error(walk_error("bad argument #3 (table of options expected, got " .. type(opts) .. ")"), 2)
+    end
+    opts = opts or {}
+    for k in next, opts do
+      if k ~= "max_pages" and k ~= "windows" and k ~= "snapshot" and k ~= "strict" then
+        error(walk_error("unknown option '" .. tostring(k) .. "' (max_pages, windows, snapshot, strict)"), 2)
+      end
+    end
+    -- Known before any request: a method that does not page, or windows on another method.
+    local pages_ok, name = takes_page(method)
+    if pages_ok == false then
+      error(walk_error("it takes no page argument, so it cannot be walked: call it with flickr.call", name), 2)
+    end
+    name = name or (method:find("^flickr%.") and method or "flickr." .. method)
+    if opts.windows and name ~= "flickr.photos.search" then
+      error(walk_error("the windows option is for flickr.photos.search (other lists are not capped)", name), 2)
     end
     local query = {}
     for k, v in next, args or {} do query[k] = v end
-    local page = tonumber(query.page) or 1
-    local max_pages = opts and opts.max_pages
-    local fetched, items, i, pages = 0, nil, 0, nil
-    return function()
+    local source = opts.windows and window_source(query, opts) or page_source(name, query, opts)
+
+    local items, i = nil, 0
+    local function step()
       while true do
         if items and i < #items then
           i = i + 1
           return items[i]
         end
-        if items and (pages == nil or page > pages) then return nil end
-        if max_pages and fetched >= max_pages then return nil end
-        query.page = page
-        local rsp = flickr.call(method, query)
-        fetched = fetched + 1
-        local container = container_of(rsp)
-        if not container then return nil end
-        items, i = items_of(container), 0
-        pages = tonumber(rawget(container, "pages"))
-        page = page + 1
-        if #items == 0 then return nil end
+        items, i = source(), 0
+        if items == nil then return nil end
       end
+    end
+    if not opts.snapshot then return step end
+    -- Snapshot: every item now, each id once; the loop then walks the list.
+    local all, seen = {}, {}
+    for item in step do
+      local id = type(item) == "table" and rawget(item, "id")
+      if id == nil or not seen[id] then
+        if id ~= nil then seen[id] = true end
+        all[#all + 1] = item
+      end
+    end
+    local j = 0
+    return function()
+      j = j + 1
+      return all[j]
     end
   end
 

@@ -117,8 +117,12 @@ end)
 ok(not ok2 and rawequal(got, inner), "flickr.map re-raises the same error table")
 eq(got.code, 1)
 
--- Lua errors (strings) from inside map come out too.
+ok(got.index == 2 and got.item == 2 and got.in_function == "flickr.map", "the error names its item")
+
+-- Lua errors (strings) from inside map come out as flickr.Error of kind "lua", the value kept.
 ok2, got = pcall(flickr.map, { 1 }, function() error("plain failure", 0) end)
-eq(got, "plain failure")
+eq(got.kind, "lua")
+eq(got.cause, "plain failure")
+ok(tostring(got):find("plain failure", 1, true) and tostring(got):find("flickr.map item 1", 1, true), tostring(got))
 
 check.done("test_errors")

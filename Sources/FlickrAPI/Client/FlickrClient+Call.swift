@@ -27,17 +27,21 @@ extension FlickrClient {
     ///   - arguments: the method's arguments (not `api_key`, `method`, `format`, auth).
     ///   - verb: overrides the catalog's choice (POST for write/delete methods, else GET).
     ///   - timeout: seconds; defaults to the context's request timeout.
+    ///   - strict: check the call against the catalog before sending it (see
+    ///     ``MethodCatalog/check(_:argumentNames:strict:)``); false sends a method or argument
+    ///     newer than the catalog as given.
     /// - Throws: ``FlickrError`` — `.api` for `stat="fail"`, `.oauth` for a 401, `.http`,
-    ///   `.network`, `.timeout`, `.parse`, `.usage`, `.cancelled`.
+    ///   `.network`, `.timeout`, `.parse`, `.usage` (also every refusal made before sending),
+    ///   `.cancelled`.
     public func call(_ method: String, _ arguments: [String: String] = [:], verb: HTTPVerb? = nil,
-                     timeout: Double? = nil) async throws(FlickrError) -> FlickrNode {
-        try await call(method, arguments: arguments.sorted { $0.key < $1.key }, verb: verb, timeout: timeout)
+                     timeout: Double? = nil, strict: Bool = true) async throws(FlickrError) -> FlickrNode {
+        try await call(method, arguments: arguments.sorted { $0.key < $1.key }, verb: verb, timeout: timeout, strict: strict)
     }
 
     /// Calls a method with ordered arguments (repeated names allowed).
     public func call(_ method: String, arguments: [(String, String)], verb: HTTPVerb? = nil,
-                     timeout: Double? = nil) async throws(FlickrError) -> FlickrNode {
-        try await rest(method, arguments, verb: verb, timeout: timeout) { result, name throws(FlickrError) in
+                     timeout: Double? = nil, strict: Bool = true) async throws(FlickrError) -> FlickrNode {
+        try await rest(method, arguments, verb: verb, timeout: timeout, strict: strict) { result, name throws(FlickrError) in
             try ResponseClassifier.classify(status: result.status, contentType: result.contentType,
                                             retryAfter: result.retryAfter, body: result.body, method: name)
         }
@@ -50,20 +54,22 @@ extension FlickrClient {
     /// retried like any read); everything else — JSON, failures, errors — is classified as
     /// ``call(_:arguments:verb:timeout:)`` does.
     public func callBody(_ method: String, arguments: [(String, String)], verb: HTTPVerb? = nil,
-                         timeout: Double? = nil) async throws(FlickrError) -> FlickrResponseBody {
-        try await rest(method, arguments, verb: verb, timeout: timeout) { result, name throws(FlickrError) in
+                         timeout: Double? = nil, strict: Bool = true) async throws(FlickrError) -> FlickrResponseBody {
+        try await rest(method, arguments, verb: verb, timeout: timeout, strict: strict) { result, name throws(FlickrError) in
             if result.status == 200, ResponseClassifier.isCompleteSuccessXML(result.body) { return .xml(result.body) }
             return .tree(try ResponseClassifier.classify(status: result.status, contentType: result.contentType,
                                                          retryAfter: result.retryAfter, body: result.body, method: name))
         }
     }
 
-    /// One REST call under the retry policy and the rate limiter: the verb from the catalog
-    /// (unless given), `format` for JSON, signing, sending; `interpret` turns each answer into
-    /// the result or the error (which the retry policy then judges).
+    /// One REST call under the retry policy and the rate limiter: the checks made before any
+    /// request (``preflight(_:_:strict:)``), the verb from the catalog (unless given), `format`
+    /// for JSON, signing, sending; `interpret` turns each answer into the result or the error
+    /// (which the retry policy then judges).
     func rest<T: Sendable>(_ method: String, _ arguments: [(String, String)], verb: HTTPVerb?, timeout: Double?,
+                           strict: Bool = true,
                            interpret: @escaping @Sendable (HTTPResult, String) throws(FlickrError) -> T) async throws(FlickrError) -> T {
-        let name = method.hasPrefix("flickr.") ? method : "flickr." + method
+        let name = try preflight(method, arguments, strict: strict)
         let catalogVerb = MethodCatalog.shared.method(name).map { $0.verb == "POST" ? HTTPVerb.post : .get }
         let chosen = verb ?? catalogVerb ?? .get
         let isWrite = MethodCatalog.shared.method(name).map { $0.perms >= .write } ?? (chosen == .post)
@@ -78,6 +84,24 @@ extension FlickrClient {
                                               timeout: timeout ?? ctx.requestTimeout, method: name)
             return try await self.execute(spec, method: name, interpret: interpret)
         }
+    }
+
+    /// What can be known wrong before a request, refused as a usage error that costs none: the
+    /// catalog's checks (the method's spelling is corrected), and `user_id=me` with no login to
+    /// say who "me" is. Returns the method name to send.
+    func preflight(_ method: String, _ arguments: [(String, String)], strict: Bool) throws(FlickrError) -> String {
+        let name: String
+        do {
+            name = try MethodCatalog.shared.check(method, argumentNames: arguments.lazy.map(\.0), strict: strict)
+        } catch {
+            throw FlickrError.usage(error.message, method: error.method)
+        }
+        let ctx = context
+        if ctx.oauthToken == nil, ctx.authToken == nil, arguments.contains(where: { $0.0 == "user_id" && $0.1 == "me" }) {
+            throw FlickrError.usage("user_id=me stands for the logged-in user, and no login is configured: "
+                                    + "run `flickr login` (or pass an NSID such as 12037949754@N01)", method: name)
+        }
+        return name
     }
 
     /// Sends a prepared request and classifies the answer.
@@ -144,13 +168,24 @@ extension FlickrClient {
         return SignedParameters(parameters: params, headers: [], baseString: nil)
     }
 
-    /// A signed GET (parameters in the query) or POST (urlencoded body).
+    /// The longest URL sent as a GET: servers and proxies refuse longer ones (HTTP 414 or 400),
+    /// so a longer read goes as a POST, which Flickr accepts for every method.
+    static let maxGETURLLength = 8 * 1024
+
+    /// A signed GET (parameters in the query) or POST (urlencoded body). A GET whose URL would
+    /// be longer than ``maxGETURLLength`` is signed again as a POST.
     func signedRequest(url: String, verb: HTTPVerb, parameters: [(String, String)], context ctx: FlickrContext,
                        timeout: Double, method: String, placement: SignaturePlacement? = nil) throws(FlickrError) -> HTTPRequestSpec {
-        let signed = try sign(url: url, verb: verb, parameters: parameters, context: ctx, method: method, placement: placement)
+        var verb = verb
+        var signed = try sign(url: url, verb: verb, parameters: parameters, context: ctx, method: method, placement: placement)
+        var query = FormEncoding.serialize(signed.parameters)
+        if verb == .get, url.utf8.count + 1 + query.utf8.count > Self.maxGETURLLength {
+            verb = .post
+            signed = try sign(url: url, verb: verb, parameters: parameters, context: ctx, method: method, placement: placement)
+            query = FormEncoding.serialize(signed.parameters)
+        }
         var spec = HTTPRequestSpec(method: verb == .get ? .GET : .POST, url: url, headers: signed.headers, body: nil,
                                    timeout: timeout, redactedSummary: "", signedBaseString: signed.baseString)
-        let query = FormEncoding.serialize(signed.parameters)
         if verb == .get {
             spec.url = url + (url.contains("?") ? "&" : "?") + query
         } else {

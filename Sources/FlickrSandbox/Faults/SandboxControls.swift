@@ -25,6 +25,9 @@ final class SandboxControls: Sendable {
 
     private let settings: Mutex<Settings>
     private let nonces = Mutex<(seen: Set<String>, order: [(String, Int)])>(([], []))
+    /// Requests being answered now, the most answered at once since the last `takePeak`, and
+    /// every request received.
+    private let inFlight = Mutex<(now: Int, peak: Int, total: Int)>((0, 0, 0))
 
     init(configuration: SandboxConfiguration) {
         settings = Mutex(Settings(faults: configuration.faults, imageFaults: configuration.imageFaults,
@@ -112,6 +115,28 @@ final class SandboxControls: Sendable {
             guard s.window.count - firstLive < limit else { return false }
             s.window.append(now)
             return true
+        }
+    }
+
+    /// Notes that a request is being answered (paired with `requestEnded`).
+    func requestStarted() {
+        inFlight.withLock {
+            $0.now += 1
+            $0.total += 1
+            $0.peak = max($0.peak, $0.now)
+        }
+    }
+
+    /// Every request received since the server started.
+    var requestCount: Int { inFlight.withLock { $0.total } }
+
+    func requestEnded() { inFlight.withLock { $0.now -= 1 } }
+
+    /// The most requests answered at once since the last call, then starts counting afresh.
+    func takePeak() -> Int {
+        inFlight.withLock { gauge in
+            defer { gauge.peak = gauge.now }
+            return gauge.peak
         }
     }
 

@@ -53,6 +53,8 @@ struct SandboxResponder: HTTPResponder {
     func respond(to request: Request, context: Context) async throws -> Response {
         let entry = AccessLog.Entry()
         entry.http = request.method.rawValue
+        engine.controls.requestStarted()
+        defer { engine.controls.requestEnded() }
         do {
             let response = try await respond(to: request, context: context, noting: entry)
             if entry.status == nil { entry.status = Int(response.status.code) }

@@ -42,7 +42,7 @@ extension SandboxEngine {
         if caller.scheme != .oauth, method.needsSigning, params["api_sig"] == nil {
             throw APIFailure(97, "Missing signature")
         }
-        for argument in method.requiredArguments where !Self.optionalInPractice.contains(method.name + " " + argument) {
+        for argument in method.requiredInPractice {
             // Present but empty counts as given (setTags with "" clears the tags, as on Flickr).
             if params[argument] == nil {
                 throw Self.missingArgument(method)
@@ -65,16 +65,6 @@ extension SandboxEngine {
         return try exampleAnswer(call)
     }
 
-    /// Arguments the catalog marks required that Flickr does not insist on.
-    static let optionalInPractice: Set<String> = [
-        "flickr.photosets.getPhotos user_id",
-        "flickr.photosets.getInfo user_id",
-        // Paging and response-shape switches the reference marks required by mistake.
-        "flickr.galleries.getList continuation",
-        "flickr.galleries.getList short_limit",
-        "flickr.galleries.removePhoto full_response",
-        "flickr.groups.discuss.replies.getList per_page",
-    ]
 
     /// Flickr's answer to a missing required argument: the method's own "missing"/"required"
     /// error when the catalog lists one, else `1 Required parameter missing`.

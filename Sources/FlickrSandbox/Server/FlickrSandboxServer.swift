@@ -103,6 +103,13 @@ public final class FlickrSandboxServer: Sendable {
     /// Changes the delay added to every answer.
     public func setLatency(milliseconds: Int) async { engine.controls.latencyMilliseconds = milliseconds }
 
+    /// The most requests the server was answering at once since the last call (or since it
+    /// started); the count then starts afresh. Tests use it to see that calls overlap.
+    public func takePeakConcurrency() -> Int { engine.controls.takePeak() }
+
+    /// How many HTTP requests the server has received (any path, answered or not).
+    public func requestCount() -> Int { engine.controls.requestCount }
+
     /// Changes the rate limit (nil = unlimited).
     public func setRateLimit(_ callsPerSecond: Int?) async { engine.controls.rateLimit = callsPerSecond }
 

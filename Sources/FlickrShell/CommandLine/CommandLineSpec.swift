@@ -111,10 +111,11 @@ enum CommandLineSpec {
 
     static let subcommands: [SubcommandSpec] = [
         SubcommandSpec(
-            name: "call", synopsis: "METHOD [key=value ...] [--json] [--verb GET|POST]",
+            name: "call", synopsis: "METHOD [key=value ...] [--json] [--verb GET|POST] [--no-strict]",
             summary: "Calls one Flickr method and prints the answer as a Lua table (or JSON).",
             options: [.flag("json", "print the answer as JSON (sorted keys)"),
-                      .valued("verb", "GET|POST", .choice(["GET", "POST"]), "the HTTP verb (writes always POST)")],
+                      .valued("verb", "GET|POST", .choice(["GET", "POST"]), "the HTTP verb (writes always POST)"),
+                      .flag("no-strict", "send a method or argument names the catalog does not know (newer than it) as given")],
             positional: .methodCall),
         SubcommandSpec(
             name: "login", synopsis: "[--perms read|write|delete] [--profile NAME] [--callback oob|loopback]",

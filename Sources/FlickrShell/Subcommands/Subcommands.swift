@@ -33,7 +33,9 @@ enum Subcommands {
         } catch let error as Invocation.UsageError {
             FileHandleOutput.standardError("flickr \(name): \(error.message)\n")
             return 2
-        } catch let error as FlickrError {
+        } catch var error as FlickrError {
+            // `flickr whoami: whoami: …` says the command twice; once is enough.
+            if error.method == name { error.method = nil }
             FileHandleOutput.standardError("flickr \(name): \(error)\n")
             return error.kind == .usage ? 2 : 1
         } catch let error as JobError {
@@ -119,17 +121,32 @@ enum Subcommands {
     }
 }
 
-/// `flickr call METHOD [key=value ...] [--json] [--verb GET|POST]`
+/// `flickr call METHOD [key=value ...] [--json] [--verb GET|POST] [--no-strict]`
 enum Call {
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
         let (options, words) = try Subcommands.options(args, spec: "call")
-        guard let method = words.first else { throw Invocation.UsageError(message: "usage: flickr call METHOD [key=value ...] [--json] [--verb GET|POST]") }
+        guard let given = words.first else {
+            throw Invocation.UsageError(message: "usage: flickr call METHOD [key=value ...] [--json] [--verb GET|POST] [--no-strict]")
+        }
+        if let bad = invalidUTF8Argument() {
+            throw Invocation.UsageError(message: "argument '\(bad)' is not valid UTF-8 (the shell passed bytes in another encoding)")
+        }
         var arguments: [(String, String)] = []
         for word in words.dropFirst() {
             guard let eq = word.firstIndex(of: "="), eq != word.startIndex else {
                 throw Invocation.UsageError(message: "argument '\(word)' is not key=value")
             }
             arguments.append((String(word[..<eq]), String(word[word.index(after: eq)...])))
+        }
+        // Checked before a session opens: a misspelt method or argument costs no request and
+        // is not hidden behind missing credentials.
+        let strict = options["no-strict"] == nil
+        let method: String
+        do {
+            method = try MethodCatalog.shared.check(given, argumentNames: arguments.map(\.0), strict: strict)
+        } catch {
+            FileHandleOutput.standardError(error.description + "\n")
+            return 2
         }
         var verb: HTTPVerb?
         if let v = options["verb"] {
@@ -142,7 +159,7 @@ enum Call {
         guard !session.client.context.apiKey.isEmpty else { throw FlickrError.missingCredentials("API key", method: method) }
         let rsp: FlickrNode
         do throws(FlickrError) {
-            rsp = try await session.client.call(method, arguments: arguments, verb: verb)
+            rsp = try await session.client.call(method, arguments: arguments, verb: verb, strict: strict)
         } catch {
             // A Flickr error: `[code] message` on stderr, status 1 (a usage error: 2).
             let text = error.code.map { "[\($0)] \(error.message)" } ?? error.description
@@ -155,6 +172,17 @@ enum Call {
             print(try await prettyLua(rsp, session: session))
         }
         return 0
+    }
+
+    /// The first command-line argument whose bytes are not UTF-8 (as Swift shows it, with
+    /// U+FFFD in place of the bad bytes), or nil. `CommandLine.arguments` has already replaced
+    /// them, so the raw `argv` is read.
+    static func invalidUTF8Argument() -> String? {
+        for i in 1..<Int(CommandLine.argc) {
+            guard let raw = CommandLine.unsafeArgv[i] else { continue }
+            if String(validatingCString: raw) == nil { return String(cString: raw) }
+        }
+        return nil
     }
 
     /// The response as the REPL prints it: the Lua table, through `flickr.pretty`.
