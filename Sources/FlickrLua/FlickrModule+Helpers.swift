@@ -83,8 +83,9 @@ extension FlickrModule {
         })
     }
 
-    /// flickr.help(name) → a table describing the method (prints as text); flickr.help() → an
-    /// overview of the module.
+    /// flickr.help(name) → a table describing the method or group (its `text` is what it prints:
+    /// the catalog's one help renderer, as `flickr help` and `:doc`); flickr.help() → an overview
+    /// of the module.
     static func pushHelp(_ call: LuaCall) throws {
         let s = call.state
         guard let name = try call.optionalString(1) else {
@@ -92,15 +93,15 @@ extension FlickrModule {
             s.push("""
                 flickr — the Flickr API from Lua
                   flickr.photos.search{ tags = "cat" }      any of the \(MethodCatalog.shared.methods.count) catalog methods
-                  flickr.call(method, args, { verb =, timeout = })
-                  flickr.walk(method, args)                 iterate every page
-                  flickr.help(method), flickr.methods([prefix])
+                  flickr.call(method, args, { verb =, timeout =, strict = })
+                  flickr.walk(method, args, { max_pages =, windows =, snapshot = })   iterate every page
+                  flickr.help(method or group), flickr.methods([prefix])
                   flickr.photo_url(photo, size), flickr.photo_page_url(photo), flickr.short_url(id)
                   flickr.upload{ file =, title =, tags =, progress = }, flickr.replace{ file =, photo_id = }
                   flickr.wait_tickets{ ticket }, flickr.check_tickets{ ticket }
                   flickr.oauth.request_token{}, .access_token(req, verifier), .login{}, .check()
                   flickr.legacy.login_url{ frob =, perms = }, .exchange(auth_token)
-                  flickr.map(list, fn, { concurrency = 8 }), flickr.parallel(f1, f2, ...)
+                  flickr.map(list, fn, { concurrency = 8, on_error = "raise"|"collect" }), flickr.parallel(f1, f2, ...)
                   flickr.configure{ ... }, flickr.config(), flickr.text(node), flickr.Error
                 """)
             s.rawSet(field: "text", in: -2)
@@ -108,13 +109,32 @@ extension FlickrModule {
             s.setMetatable(of: -2)
             return
         }
-        guard let method = MethodCatalog.shared.method(name) else {
-            throw FlickrError.usage("unknown method '\(name)' (flickr.methods() lists them)", method: "flickr.help")
+        let topic: MethodCatalog.HelpTopic
+        do {
+            topic = try MethodCatalog.shared.helpTopic(name)
+        } catch {
+            throw FlickrError.usage(error.message + " — flickr.methods() lists them", method: error.method)
         }
-        s.newTable(record: 8)
+        s.newTable(record: 9)
         func set(_ key: String, _ value: String) {
             s.push(value)
             s.rawSet(field: key, in: -2)
+        }
+        set("text", topic.text)
+        guard case .method(let method) = topic else {
+            // A group: its name, its methods, and the listing as text.
+            if case .group(let group, let methods) = topic {
+                set("group", group)
+                s.newTable(array: Int32(methods.count))
+                for (i, m) in methods.enumerated() {
+                    s.push(m.name)
+                    s.rawSet(index: Int64(i + 1), in: -2)
+                }
+                s.rawSet(field: "methods", in: -2)
+            }
+            s.pushMetatable(named: helpMetatableName)
+            s.setMetatable(of: -2)
+            return
         }
         set("name", method.name)
         set("description", method.description)

@@ -1,3 +1,5 @@
+import FlickrProtocol
+
 /// The command line of `flickr`, parsed (CLI.md):
 ///
 ///     flickr [global options] [lua options] [script [args...]]
@@ -154,7 +156,9 @@ struct Invocation: Equatable {
             case "-E" where a.count == 2: inv.ignoreEnvironment = true
             case "-W" where a.count == 2: inv.warnings = true
             default:
-                throw UsageError(message: "unrecognized option '\(a)'")
+                let long = a.hasPrefix("--") ? String(a.dropFirst(2).prefix { $0 != "=" }) : ""
+                let near = long.isEmpty ? [] : Suggestions.closest(to: long, among: CommandLineSpec.globalOptions.map(\.name)).map { "--" + $0 }
+                throw UsageError(message: "unrecognized option '\(a)'" + Suggestions.phrase(near))
             }
             i += 1
         }

@@ -20,7 +20,9 @@ public enum FlickrShell {
         do {
             invocation = try Invocation.parse(argv)
         } catch {
-            FileHandleOutput.standardError("flickr: \(error.message)\n\(Invocation.usage)\n")
+            // One line of usage, not the whole help: the message says what is wrong.
+            let firstUsage = Invocation.usage.split(separator: "\n").first.map(String.init) ?? ""
+            FileHandleOutput.standardError("flickr: \(error.message)\n\(firstUsage)\n`flickr --help` lists the options and subcommands.\n")
             return 2
         }
         if invocation.help {

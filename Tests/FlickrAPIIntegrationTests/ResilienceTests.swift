@@ -108,11 +108,14 @@ import FlickrTestSupport
     @Test func connectionRefusedIsANetworkError() async throws {
         let client = FlickrClient(context: FlickrContext(apiKey: "k", sharedSecret: "s", endpoints: Endpoints(baseURL: "http://127.0.0.1:1"),
                                                          retryPolicy: .none, ratePolicy: .unlimited))
-        do {
-            _ = try await client.call("flickr.test.echo")
+        let result: Result<FlickrNode, FlickrError> = await { () async -> Result<FlickrNode, FlickrError> in
+            do throws(FlickrError) { return .success(try await client.call("flickr.test.echo")) } catch { return .failure(error) }
+        }()
+        guard case .failure(let error) = result else {
             Issue.record("connected to port 1")
-        } catch let error as FlickrError {
-            #expect(error.kind == .network)
+            return
         }
+        #expect(error.kind == .network)
+        #expect(error.message.hasPrefix("cannot connect to 127.0.0.1:1: connection refused"), "\(error)")
     }
 }

@@ -60,8 +60,16 @@ import FlickrTestSupport
         #expect(fromEnv.credentials.apiKey == "pk" && fromEnv.credentials.oauthToken == "et")
         let explicit = try resolver.resolve(explicit: FlickrProfile(apiKey: "xk"), profile: "default")
         #expect(explicit.profileName == "default" && explicit.credentials.apiKey == "xk" && explicit.credentials.oauthToken == "et")
-        let missing = try resolver.resolve(profile: "nope")
-        #expect(missing.profileName == "nope" && !missing.profileExists && missing.credentials.apiKey == nil)
+        // A profile named on purpose that does not exist is an error listing those that do.
+        #expect(throws: FlickrError.self) { try resolver.resolve(profile: "nope") }
+        do {
+            _ = try resolver.resolve(profile: "nope")
+        } catch {
+            #expect(error.kind == .usage && error.message.contains("there are: default, work"), "\(error)")
+        }
+        // "default" when nobody named it may be missing: the environment alone can be enough.
+        let unnamed = try CredentialResolver(environment: ["FLICKR_API_KEY": "ek"], store: try tempStore()).resolve()
+        #expect(unnamed.profileName == "default" && !unnamed.profileExists && unnamed.credentials.apiKey == "ek")
         #expect(store.names() == ["default", "work"])
     }
 }

@@ -21,38 +21,36 @@ struct REPLCommandTests {
         #expect(REPLCommand.parse("x = 1") == nil)
     }
 
-    @Test(":doc prints description, required and optional arguments, perms, verb and errors")
+    @Test(":doc shows the catalog's help (the renderer of flickr help and flickr.help): arguments, errors, a Lua call")
     func doc() throws {
         let (text, found) = REPLText.doc("flickr.photos.addTags")
         #expect(found)
         let method = try #require(MethodCatalog.shared.method("flickr.photos.addTags"))
-        #expect(text.hasPrefix("flickr.photos.addTags  (\(method.verb), perms: \(method.perms.rawValue)"))
-        #expect(text.contains("  required:\n    photo_id"))
-        #expect(text.contains("    tags"))
-        #expect(text.contains("  errors:"))
-        for e in method.errors { #expect(text.contains("    \(e.code) ")) }
-        #expect(!text.contains("<"))  // HTML tags stripped
-        #expect(text.contains("call: flickr.photos.addTags{ photo_id = …, tags = … }"))
+        #expect(text == method.helpText)
+        #expect(text.hasPrefix("flickr.photos.addTags  (\(method.verb), needs \(method.perms.rawValue) permission)"))
+        #expect(text.contains("Required arguments:\n  photo_id"))
+        #expect(text.contains("  tags"))
+        #expect(text.contains("Errors:"))
+        for e in method.errors { #expect(text.contains("  \(e.code) ")) }
+        #expect(!text.contains("<") && !text.contains("&#") && !text.contains("&mdash;"))
+        #expect(text.contains("Lua: flickr.photos.addTags{ photo_id = …, tags = … }"))
     }
 
-    @Test(":doc accepts the name without flickr. and with ()")
+    @Test(":doc accepts the name without flickr., in any case, with (), and a group")
     func docShortNames() {
         #expect(REPLText.doc("photos.search").found)
         #expect(REPLText.doc("flickr.test.echo()").found)
-        #expect(REPLText.doc("photos.search").text.hasPrefix("flickr.photos.search  (GET"))
+        #expect(REPLText.doc("photos.SEARCH").text.hasPrefix("flickr.photos.search  (GET"))
+        let group = REPLText.doc("photos.comments")
+        #expect(group.found && group.text.hasPrefix("Methods in photos.comments:") && group.text.contains("flickr.photos.comments.addComment"))
     }
 
-    @Test(":doc of an unknown method says so and suggests similar names")
+    @Test(":doc of an unknown name says so and suggests the nearest methods")
     func docUnknown() {
-        let (text, found) = REPLText.doc("getSizes")
+        let (text, found) = REPLText.doc("photos.getSizez")
         #expect(!found)
-        #expect(text.contains("no method 'getSizes'"))
-        #expect(text.contains("flickr.photos.getSizes"))
-    }
-
-    @Test("catalog HTML becomes plain text")
-    func plain() {
-        #expect(REPLText.plain("A <a href=\"x\">link</a> &amp; &quot;q&quot;\n  more") == "A link & \"q\" more")
+        #expect(text.contains("no such method or group"))
+        #expect(text.contains("did you mean flickr.photos.getSizes"))
     }
 
     @Test("the note about locals is for `local x`, not `local function` or other statements")

@@ -288,29 +288,9 @@ return function(flickr, Error, Help)
   end
 
   ---------------------------------------------------------------------------------------------
-  -- flickr.help(name) results print as text.
-  local function plain(s)
-    s = tostring(s or ""):gsub("<[^>]+>", ""):gsub("&quot;", '"'):gsub("&lt;", "<"):gsub("&gt;", ">"):gsub("&amp;", "&")
-    return s
-  end
-
+  -- flickr.help(name) results print as their text (the catalog's help renderer, in Swift).
   Help.__index = Help
-  function Help.__tostring(h)
-    if h.text then return h.text end
-    local out = { h.name .. "  (" .. h.verb .. ", perms: " .. h.perms .. ")" }
-    if h.description and h.description ~= "" then insert(out, "  " .. plain(h.description)) end
-    local required, optional = {}, {}
-    for _, a in ipairs(h.arguments) do
-      insert(a.optional and optional or required, "    " .. a.name .. (a.description ~= "" and (" — " .. plain(a.description)) or ""))
-    end
-    if #required > 0 then insert(out, "  required:"); for _, l in ipairs(required) do insert(out, l) end end
-    if #optional > 0 then insert(out, "  optional:"); for _, l in ipairs(optional) do insert(out, l) end end
-    if #h.errors > 0 then
-      insert(out, "  errors:")
-      for _, e in ipairs(h.errors) do insert(out, "    " .. e.code .. "  " .. plain(e.message)) end
-    end
-    return concat(out, "\n")
-  end
+  function Help.__tostring(h) return rawget(h, "text") or "" end
   ---------------------------------------------------------------------------------------------
   -- flickr.retag.plan{ rules = {…}, query = {…} } → a plan (reads only; the job is stored):
   --   rules: { {"rename", "paris", "Paris"}, {"add", "city trip"}, {"remove", "tram"} }, in order

@@ -25,11 +25,21 @@ public struct CredentialResolver: Sendable {
     }
 
     /// Merges `explicit` over the environment over the profile `profile` (or the one the
-    /// environment names). Throws when the profile name is malformed or its file unreadable.
+    /// environment names). Throws when the profile name is malformed or its file unreadable, when
+    /// a profile named on purpose (`profile`, `FLICKR_PROFILE`) does not exist — the error lists
+    /// those that do — and when the endpoint is not a base URL (``Endpoints/check(baseURL:)``).
     public func resolve(explicit: FlickrProfile = FlickrProfile(), profile: String? = nil) throws(FlickrError) -> Resolved {
         let name = ProfileStore.profileName(explicit: profile, environment: environment)
         let stored = try store.load(name)
+        let named = profile != nil || !(environment["FLICKR_PROFILE"] ?? "").isEmpty
+        if stored == nil, named {
+            let others = store.names()
+            throw FlickrError.usage("no profile named \"\(name)\" in \(store.directory.path) ("
+                                    + (others.isEmpty ? "there are none yet" : "there are: " + others.joined(separator: ", "))
+                                    + "); `flickr login --profile \(name)` makes one")
+        }
         let merged = explicit.filled(from: FlickrProfile.fromEnvironment(environment)).filled(from: stored ?? FlickrProfile())
+        if let endpoint = merged.endpoint { try Endpoints.check(baseURL: endpoint) }
         return Resolved(credentials: merged, profileName: name, profileExists: stored != nil)
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where Flickr's services live. One base URL (`--endpoint`, `FLICKR_ENDPOINT`, the sandbox)
 /// maps all of them onto one host with Flickr's paths, images under `/static/`.
 public struct Endpoints: Sendable, Hashable {
@@ -39,6 +41,34 @@ public struct Endpoints: Sendable, Hashable {
         legacyAuth: "https://www.flickr.com/services/auth/",
         images: "https://live.staticflickr.com/",
         web: "https://www.flickr.com/")
+
+    /// The form of a base URL, for messages.
+    public static let expectedForm = "give the base URL, such as http://127.0.0.1:8080 (a flickr-sandbox's url=) or https://api.example.org "
+        + "— http or https, a host, and no /services/… path"
+
+    /// Checks a base URL given for ``init(baseURL:)``: http or https, a host, and no path beyond
+    /// `/` (the services' paths are added). A usage error showing the expected form otherwise.
+    public static func check(baseURL: String) throws(FlickrError) {
+        let problem: String?
+        if let c = URLComponents(string: baseURL), let scheme = c.scheme?.lowercased() {
+            if scheme != "http" && scheme != "https" {
+                problem = "the scheme must be http or https, not \(scheme)"
+            } else if (c.host ?? "").isEmpty {
+                problem = "it has no host"
+            } else if !c.path.isEmpty && c.path != "/" {
+                problem = "it has a path (\(c.path)); the services' paths are added to the base"
+            } else if c.query != nil || c.fragment != nil {
+                problem = "it has a query or fragment"
+            } else {
+                problem = nil
+            }
+        } else {
+            problem = "it is not a URL with a scheme"
+        }
+        if let problem {
+            throw FlickrError.usage("bad endpoint \"\(baseURL)\": \(problem); " + expectedForm)
+        }
+    }
 
     /// Every service on one host: `http://127.0.0.1:8080` → `http://127.0.0.1:8080/services/rest/`, …
     public init(baseURL: String) {

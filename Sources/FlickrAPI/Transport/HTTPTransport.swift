@@ -64,37 +64,77 @@ struct HTTPTransport: Sendable {
             let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
             return HTTPResult(status: Int(response.status.code), headers: response.headers, body: bytes)
         } catch {
-            throw Self.map(error, method: flickrMethod, timeout: spec.timeout)
+            throw Self.map(error, method: flickrMethod, timeout: spec.timeout, url: spec.url)
         }
     }
 
-    /// Transport failures → error kinds a user can act on.
-    static func map(_ error: any Error, method: String?, timeout: Double) -> FlickrError {
+    /// Transport failures → error kinds a user can act on, each a sentence naming the server
+    /// (`host:port` of `url`) and what to check.
+    static func map(_ error: any Error, method: String?, timeout: Double, url: String = "") -> FlickrError {
         if let e = error as? FlickrError { return e }
         if error is CancellationError || Task.isCancelled {
             return FlickrError(kind: .cancelled, message: "cancelled", method: method)
         }
+        let server = Self.server(of: url)
+        let noAnswer = FlickrError(kind: .timeout, message: "no answer from \(server) within \(FlickrError.format(timeout)) s",
+                                   method: method)
         if let e = error as? HTTPClientError {
             switch e {
-            case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout, .getConnectionFromPoolTimeout:
-                return FlickrError(kind: .timeout, message: "no answer within \(FlickrError.format(timeout)) s", method: method)
+            case .deadlineExceeded, .readTimeout, .writeTimeout, .getConnectionFromPoolTimeout:
+                return noAnswer
+            case .connectTimeout:
+                return FlickrError(kind: .timeout, message: "could not connect to \(server) in time (is the host reachable?)",
+                                   method: method)
             case .cancelled:
                 return FlickrError(kind: .cancelled, message: "cancelled", method: method)
             case .remoteConnectionClosed:
-                return FlickrError(kind: .network, message: "the server closed the connection before answering in full", method: method)
+                return FlickrError(kind: .network, message: "\(server) closed the connection before answering in full", method: method)
             case .invalidURL, .emptyHost, .emptyScheme:
-                return FlickrError(kind: .usage, message: "bad endpoint URL: \(e)", method: method)
+                return FlickrError(kind: .usage, message: "bad endpoint URL \(url): " + Endpoints.expectedForm, method: method)
             default:
-                return FlickrError(kind: .network, message: "HTTP failure: \(e)", method: method)
+                if "\(e)".contains("unsupportedScheme") {
+                    return FlickrError(kind: .usage, message: "bad endpoint URL \(url): " + Endpoints.expectedForm, method: method)
+                }
             }
         }
         if error is NIOTooManyBytesError {
             return FlickrError(kind: .http, message: "response larger than the client accepts", method: method)
         }
-        let text = String(describing: error)
-        if text.contains("connectTimeout") || text.contains("timedOut") {
-            return FlickrError(kind: .timeout, message: "no answer within \(FlickrError.format(timeout)) s", method: method)
+        if let e = error as? IOError, e.errnoCode == ECONNREFUSED {
+            return FlickrError(kind: .network, message: "cannot connect to \(server): connection refused "
+                               + "(is the server running, and is the endpoint right?)", method: method)
         }
-        return FlickrError(kind: .network, message: "network failure: \(text)", method: method)
+        let text = String(describing: error)
+        let type = String(reflecting: Swift.type(of: error))
+        if error is SocketAddressError || text.hasPrefix("DNS error") || text.contains("UnknownHost") {
+            return FlickrError(kind: .network, message: "cannot resolve the host name of \(server) "
+                               + "(check its spelling and this machine's network and DNS)", method: method)
+        }
+        if type.contains("NIOSSL") || type.contains("BoringSSL") || text.contains("handshakeFailed") || text.contains("BoringSSL") {
+            return FlickrError(kind: .network, message: "the TLS handshake with \(server) failed "
+                               + "(does it speak https? check the endpoint's scheme and this machine's clock and CA certificates): "
+                               + Self.firstLine(text), method: method)
+        }
+        if text.contains("connectTimeout") || text.contains("timedOut") { return noAnswer }
+        if text.contains("Connection refused") || text.contains("errno: 111") {
+            return FlickrError(kind: .network, message: "cannot connect to \(server): connection refused "
+                               + "(is the server running, and is the endpoint right?)", method: method)
+        }
+        if text.contains("reset") {
+            return FlickrError(kind: .network, message: "\(server) reset the connection", method: method)
+        }
+        return FlickrError(kind: .network, message: "network failure talking to \(server): \(Self.firstLine(text))", method: method)
+    }
+
+    /// `host:port` of a URL, for messages (the URL itself when it has no host).
+    static func server(of url: String) -> String {
+        guard let c = URLComponents(string: url), let host = c.host, !host.isEmpty else { return url.isEmpty ? "the server" : url }
+        let port = c.port ?? (c.scheme?.lowercased() == "https" ? 443 : 80)
+        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        return (bare.contains(":") ? "[\(bare)]" : bare) + ":\(port)"
+    }
+
+    private static func firstLine(_ text: String) -> String {
+        String(text.prefix { $0 != "\n" }.prefix(200))
     }
 }

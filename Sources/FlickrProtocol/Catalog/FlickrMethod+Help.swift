@@ -24,8 +24,11 @@ extension FlickrMethod {
         if !errors.isEmpty {
             lines.append("")
             lines.append("Errors:")
-            for e in errors { lines.append("  \(e.code) \(e.message)") }
+            for e in errors { lines.append("  \(e.code) \(Self.plainText(e.message))") }
         }
+        lines.append("")
+        let call = required.map { "\($0.name) = …" }.joined(separator: ", ")
+        lines.append("Lua: \(name){\(call.isEmpty ? "" : " " + call + " ")}")
         return lines.joined(separator: "\n")
     }
 

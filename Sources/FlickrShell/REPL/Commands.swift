@@ -38,7 +38,8 @@ enum REPLText {
         """
         REPL commands
           :help            this text
-          :doc METHOD      a Flickr method: description, arguments, perms, errors (:doc photos.search)
+          :doc METHOD      a Flickr method: description, arguments, perms, errors (:doc photos.search);
+                           a group lists its methods (:doc photos.comments)
           :time EXPR       evaluate EXPR and print how long it took
           :history         list the history
           :quit            leave (Ctrl-D too)\(historyPath.map { "; history is kept in \($0)" } ?? "")
@@ -53,68 +54,14 @@ enum REPLText {
         """
     }
 
-    /// `:doc METHOD`: the catalog entry (`photos.search` is `flickr.photos.search`).
+    /// `:doc NAME`: the catalog's help for a method or a group (the renderer `flickr help` and
+    /// `flickr.help` use), or what is wrong with a name that matches neither.
     static func doc(_ query: String, catalog: MethodCatalog = .shared) -> (text: String, found: Bool) {
-        var name = query.trimmingCharacters(in: .whitespaces)
-        if name.hasSuffix("()") { name.removeLast(2) }
-        if name.hasSuffix("(") { name.removeLast() }
-        let candidates = [name, "flickr." + name]
-        guard let method = candidates.lazy.compactMap({ catalog.method($0) }).first else {
-            let needle = name.lowercased()
-            let similar = catalog.names.filter { $0.lowercased().contains(needle) }.sorted().prefix(8)
-            var text = "no method '\(name)' in the catalog"
-            if !similar.isEmpty { text += "; did you mean: " + similar.joined(separator: ", ") }
-            return (text, false)
+        do {
+            return (try catalog.helpTopic(query).text, true)
+        } catch {
+            return (error.description, false)
         }
-        var out = ["\(method.name)  (\(method.verb), perms: \(method.perms.rawValue)\(method.needsLogin ? ", login" : ""))"]
-        let description = plain(method.description)
-        if !description.isEmpty { out.append(wrap(description, indent: "  ")) }
-        let required = method.arguments.filter { !$0.optional && $0.name != "api_key" }
-        let optional = method.arguments.filter(\.optional)
-        func list(_ title: String, _ arguments: [FlickrMethod.Argument]) {
-            guard !arguments.isEmpty else { return }
-            out.append("  \(title):")
-            for a in arguments {
-                let d = plain(a.description)
-                out.append(d.isEmpty ? "    \(a.name)" : wrap("\(a.name) — \(d)", indent: "    ", hanging: "      "))
-            }
-        }
-        list("required", required)
-        list("optional", optional)
-        if required.isEmpty && optional.isEmpty { out.append("  arguments: none") }
-        if !method.errors.isEmpty {
-            out.append("  errors:")
-            for e in method.errors { out.append(wrap("\(e.code)  \(plain(e.message))", indent: "    ", hanging: "      ")) }
-        }
-        let call = required.map { "\($0.name) = …" }.joined(separator: ", ")
-        out.append("  call: \(method.name){\(call.isEmpty ? "" : " " + call + " ")}")
-        return (out.joined(separator: "\n"), true)
     }
 
-    /// Catalog text is HTML-ish: drop tags, decode the common entities, squeeze whitespace.
-    static func plain(_ html: String) -> String {
-        var s = html.replacingOccurrences(of: "<[^>]+>", with: "", options: .regularExpression)
-        for (entity, char) in [("&quot;", "\""), ("&lt;", "<"), ("&gt;", ">"), ("&#39;", "'"), ("&nbsp;", " "), ("&amp;", "&")] {
-            s = s.replacingOccurrences(of: entity, with: char)
-        }
-        return s.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
-    }
-
-    /// Wraps at 96 columns.
-    static func wrap(_ text: String, indent: String, hanging: String? = nil, width: Int = 96) -> String {
-        var lines: [String] = []
-        var current = indent
-        let next = hanging ?? indent
-        for word in text.split(separator: " ") {
-            let prefixOnly = current == indent || current == next
-            if !prefixOnly && current.count + 1 + word.count > width {
-                lines.append(current)
-                current = next + word
-            } else {
-                current += (prefixOnly ? "" : " ") + word
-            }
-        }
-        lines.append(current)
-        return lines.joined(separator: "\n")
-    }
 }

@@ -1,3 +1,4 @@
+import FlickrAPI
 import FlickrLua
 import FlickrSandbox
 import Foundation
@@ -12,8 +13,9 @@ enum LuaMode {
         do {
             (session, server) = try await FlickrShell.makeSession(inv, environment: environment)
         } catch {
+            // A bad --endpoint, profile or setting is a usage error: 2, as for the subcommands.
             FileHandleOutput.standardError(FlickrShell.report(error) + "\n")
-            return 1
+            return (error as? FlickrError)?.kind == .usage ? 2 : 1
         }
         defer {
             session.close()

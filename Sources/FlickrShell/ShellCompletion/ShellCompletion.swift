@@ -81,7 +81,7 @@ struct ShellCompletion {
             return argumentNames(of: name, given: Array(positional.dropFirst()), current)
         case .methodOrGroup:
             guard positional.isEmpty else { return [] }
-            let groups = Set(catalog.names.map(Help.groupOf)).sorted()
+            let groups = Set(catalog.names.map(MethodCatalog.group(of:))).sorted()
             return matching(groups, current) + methodNames(current)
         case .photos:
             guard rest.contains("--search") else { return [] }
@@ -130,7 +130,7 @@ struct ShellCompletion {
 
     /// `name=` for the method's arguments not given yet (required ones first).
     private func argumentNames(of method: String, given: [String], _ current: String) -> [String] {
-        guard !current.contains("="), let m = catalog.method(method) ?? Help.caseInsensitiveMethod(method) else { return [] }
+        guard !current.contains("="), let m = catalog.resolve(method) else { return [] }
         let used = Set(given.compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) })
         let names = (m.requiredArguments + m.optionalArguments).filter { !used.contains($0) && $0 != "api_key" }
         return matching(names.map { $0 + "=" }, current)

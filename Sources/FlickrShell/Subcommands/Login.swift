@@ -19,8 +19,14 @@ enum Login {
         let profileName = ProfileStore.profileName(explicit: options["profile"] ?? inv.profile, environment: env)
         let store = ProfileStore(environment: env)
 
-        // The app's key and secret: the sandbox's, or from options/environment/the profile.
-        let opened = try await Subcommands.session(inv, env, profile: profileName)
+        // The app's key and secret: the sandbox's, or from options/environment/the profile (a
+        // profile not made yet is what this command makes, so it is not asked for).
+        let exists = (try store.load(profileName)) != nil
+        var sessionEnv = env
+        if !exists { sessionEnv["FLICKR_PROFILE"] = nil }
+        var sessionInv = inv
+        if !exists { sessionInv.profile = nil }
+        let opened = try await Subcommands.session(sessionInv, sessionEnv, profile: exists ? profileName : nil)
         defer { opened.close() }
         let session = opened.session
         var context = session.client.context
