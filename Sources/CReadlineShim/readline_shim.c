@@ -217,7 +217,7 @@ void frl_configure(const char *name, const char *word_breaks, frl_candidates_fn 
     rl_completer_word_break_characters = saved_breaks;
     rl_completer_quote_characters = NULL;
     rl_attempted_completion_function = attempted_completion;
-    rl_sort_completion_matches = 1;
+    rl_sort_completion_matches = 0;  /* the completer orders them (arguments not given yet first) */
     rl_completion_display_matches_hook = display_matches;
     candidates_fn = candidates;
     rl_catch_signals = 0;          /* our self-pipe handles SIGINT */

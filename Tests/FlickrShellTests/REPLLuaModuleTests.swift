@@ -163,6 +163,46 @@ struct REPLLuaModuleTests {
         let globals = await onThread { Completion.candidates(for: "fli", runtime: runtime, support: support) }
         #expect(globals.list == ["flickr."])
     }
+
+    @Test("completion from the catalog: argument names in a call's table (not given yet first), method names in strings and after :doc, numeric indices")
+    func completeFromTheCatalog() async throws {
+        var options = FlickrLuaSession.Options(environment: [:])
+        options.settings.endpoint = "http://127.0.0.1:9/"  // nothing listens: a call would fail
+        let session = try await FlickrLuaSession(options)
+        defer { session.close() }
+        let support = try await session.runtime.perform { state in try REPLSupport.load(on: state) }
+        let runtime = session.runtime
+        func complete(_ line: String) async -> (list: [String], start: Int) {
+            await onThread { Completion.candidates(for: line, runtime: runtime, support: support) }
+        }
+        var r = await complete("flickr.photos.search{ us")
+        #expect(r.list == ["user_id = "] && r.start == 23, "\(r)")
+        r = await complete("flickr.photos.getInfo{ ")
+        #expect(r.list == ["photo_id = ", "secret = "], "\(r)")
+        // Given ones go last; required ones first.
+        r = await complete("flickr.photos.addTags{ tags = 'a', ")
+        #expect(r.list == ["photo_id = ", "tags = "], "\(r)")
+        r = await complete("flickr.call('flickr.photos.getInfo', { photo_id = 1, s")
+        #expect(r.list == ["secret = "], "\(r)")
+        r = await complete("for p in flickr.walk(\"flickr.photos.search\", { per_page = 5, ta")
+        #expect(r.list == ["tag_mode = ", "tags = "], "\(r)")
+        // Not at a key: a value is being written.
+        r = await complete("flickr.photos.search{ user_id = ")
+        #expect(!r.list.contains { $0.hasSuffix(" = ") })
+        // Method names inside the string of flickr.call / walk / help, and after :doc.
+        r = await complete("flickr.call(\"flickr.photos.getI")
+        #expect(r.list == ["flickr.photos.getInfo"] && r.start == 14, "\(r)")
+        r = await complete("flickr.help('photos.getSi")
+        #expect(r.list == ["flickr.photos.getSizes"], "\(r)")
+        r = await complete("for x in flickr.walk(\"flickr.people.getP")
+        #expect(r.list.contains("flickr.people.getPhotos") && r.list.allSatisfy { $0.hasPrefix("flickr.people.getP") }, "\(r)")
+        r = await complete(":doc photos.comm")
+        #expect(r.list.contains("photos.comments") && r.start == 6, "\(r)")
+        // After a numeric index.
+        _ = try await runtime.perform { state in try state.run("rsp = { photos = { photo = { { title = 'x', id = '1' } } } }", name: "=t") }
+        r = await complete("rsp.photos.photo[1].ti")
+        #expect(r.list == ["rsp.photos.photo[1].title"], "\(r)")
+    }
 }
 
 /// Runs `body` on a new plain thread (not the concurrency pool) and returns its result.

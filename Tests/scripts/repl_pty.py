@@ -184,6 +184,27 @@ def completion(a, home):
         s.expect(re.compile(rb"\r\n0\r\n"), "calls after completing through an __index function")
         s.prompt()
         ok("completion never calls __index functions")
+        # From the catalog: argument names inside a call's table, method names inside strings,
+        # after :doc, and after a numeric index.
+        s.send("r = flickr.photos.search{ us\t")
+        s.expect("er_id = ", "flickr.photos.search{ us<TAB> completes user_id = ")
+        s.send('"me", per_pa\t')
+        s.expect("ge = ", "per_pa<TAB> completes per_page = ")
+        s.send("2 }\r")
+        s.prompt()
+        s.send("r.photos.photo[1].ow\t\r")
+        s.expect(re.compile(rb"ner\r\n\"[^\"]+@N\d+\"\r\n"), "r.photos.photo[1].ow<TAB> completes owner")
+        s.prompt()
+        s.send('flickr.call("flickr.test.ec\t')
+        s.expect("ho", 'flickr.call("flickr.test.ec<TAB> completes the method name')
+        s.send('").method._text\r')
+        s.expect('"flickr.test.echo"', "the completed call runs")
+        s.prompt()
+        s.send(":doc photos.getSi\t\r")
+        s.expect("zes", ":doc photos.getSi<TAB> completes")
+        s.expect("flickr.photos.getSizes  (GET", ":doc of the completed name")
+        s.prompt()
+        ok("catalog completion: argument names in a call's table, method names in strings and after :doc, after [1]")
 
 
 def multiline(a, home):

@@ -4,7 +4,7 @@
 --   complete(line) -> list, start        completion candidates for the line being edited
 -- Both only ever read tables raw: nothing here runs a metamethod or touches the network.
 local G = ...
-local require, pcall, select, tostring, type, rawget = require, pcall, select, tostring, type, rawget
+local require, pcall, select, tostring, type, rawget, package = require, pcall, select, tostring, type, rawget, package
 local concat, getmetatable = table.concat, debug.getmetatable
 
 local function module(name)
@@ -50,10 +50,32 @@ function H.show(color, width, ...)
   return concat(out, "\t")
 end
 
+-- The catalog for completion, through the module's own Swift functions (no network):
+-- method names, and a method's arguments.
+local catalog
+local function the_catalog()
+  if catalog then return catalog end
+  local f = rawget(package.loaded, "flickr")
+  local methods, help = type(f) == "table" and rawget(f, "methods"), type(f) == "table" and rawget(f, "help")
+  if type(methods) ~= "function" or type(help) ~= "function" then return nil end
+  local names
+  catalog = {
+    methods = function()
+      names = names or methods()
+      return names
+    end,
+    arguments = function(method)
+      local ok, h = pcall(help, method)
+      return ok and type(h) == "table" and rawget(h, "arguments") or nil
+    end,
+  }
+  return catalog
+end
+
 function H.complete(line)
   complete = complete or module("flickr.complete")
   if not complete then return {}, #line + 1 end
-  return complete.candidates(line, G, { suffix = true })
+  return complete.candidates(line, G, { suffix = true, catalog = the_catalog() })
 end
 
 return H
