@@ -344,6 +344,12 @@ int frl_columns(void) {
     return 80;
 }
 
+int frl_rows(void) {
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0) return ws.ws_row;
+    return 24;
+}
+
 /* ---- history -------------------------------------------------------------------------------- */
 
 void frl_history_setup(int max) {

@@ -64,7 +64,9 @@ extension FlickrModule {
             switch key {
             case "api_key": settings.apiKey = try text()
             case "secret": settings.secret = try text()
-            case "token": settings.token = try text()
+            case "token":
+                settings.token = try text()
+                settings.user = nil  // whoever it was is not known for another token
             case "token_secret": settings.tokenSecret = try text()
             case "auth_token": settings.authToken = try text()
             case "endpoint": settings.endpoint = try text()
@@ -124,6 +126,7 @@ extension FlickrModule {
         set("endpoint", e.endpoint)
         set("rest", ctx.endpoints.rest)
         set("profile", e.profile)
+        set("user", e.user)
         set("format", ctx.format.rawValue)
         set("timeout", ctx.requestTimeout)
         set("upload_timeout", ctx.uploadTimeout)

@@ -39,9 +39,13 @@ final class FlickrModule {
                                   oauthTokenSecret: explicit.tokenSecret, endpoint: explicit.endpoint)
         let resolved = try CredentialResolver(environment: environment, store: profiles).resolve(explicit: asked, profile: explicit.profile)
         let c = resolved.credentials
+        // The profile's saved user describes its token only: not one given some other way.
+        let stored = resolved.profileExists ? try profiles.load(resolved.profileName) : nil
+        let user = (stored?.oauthToken != nil && stored?.oauthToken == c.oauthToken && explicit.token == nil)
+            ? stored?.username.map { name in name + (stored?.userNSID.map { " (\($0))" } ?? "") } : nil
         return explicit.over(FlickrSettings(apiKey: c.apiKey, secret: c.apiSecret, token: c.oauthToken,
                                             tokenSecret: c.oauthTokenSecret, endpoint: c.endpoint,
-                                            profile: resolved.profileName))
+                                            profile: resolved.profileName, user: user))
     }
 
     /// Recomputes the settings in force and puts them into the client.

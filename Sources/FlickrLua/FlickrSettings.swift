@@ -14,6 +14,9 @@ public struct FlickrSettings: Sendable, Hashable {
     /// One base URL for every service (`http://127.0.0.1:8080`), or nil for Flickr.
     public var endpoint: String?
     public var profile: String?
+    /// Who the credentials belong to, as known without a call ("name (NSID)": a profile's saved
+    /// user, the sandbox's); nil when unknown. Shown, never sent.
+    public var user: String?
     public var format: FlickrContext.Format?
     /// Seconds for an ordinary call.
     public var timeout: Double?
@@ -27,7 +30,7 @@ public struct FlickrSettings: Sendable, Hashable {
     public var burst: Int?
 
     public init(apiKey: String? = nil, secret: String? = nil, token: String? = nil, tokenSecret: String? = nil,
-                authToken: String? = nil, endpoint: String? = nil, profile: String? = nil,
+                authToken: String? = nil, endpoint: String? = nil, profile: String? = nil, user: String? = nil,
                 format: FlickrContext.Format? = nil, timeout: Double? = nil, uploadTimeout: Double? = nil,
                 retries: Int? = nil, rate: Double?? = nil, burst: Int? = nil) {
         self.apiKey = apiKey
@@ -37,6 +40,7 @@ public struct FlickrSettings: Sendable, Hashable {
         self.authToken = authToken
         self.endpoint = endpoint
         self.profile = profile
+        self.user = user
         self.format = format
         self.timeout = timeout
         self.uploadTimeout = uploadTimeout
@@ -50,7 +54,7 @@ public struct FlickrSettings: Sendable, Hashable {
         FlickrSettings(apiKey: apiKey ?? lower.apiKey, secret: secret ?? lower.secret,
                        token: token ?? lower.token, tokenSecret: tokenSecret ?? lower.tokenSecret,
                        authToken: authToken ?? lower.authToken, endpoint: endpoint ?? lower.endpoint,
-                       profile: profile ?? lower.profile, format: format ?? lower.format,
+                       profile: profile ?? lower.profile, user: user ?? lower.user, format: format ?? lower.format,
                        timeout: timeout ?? lower.timeout, uploadTimeout: uploadTimeout ?? lower.uploadTimeout,
                        retries: retries ?? lower.retries, rate: rate ?? lower.rate, burst: burst ?? lower.burst)
     }

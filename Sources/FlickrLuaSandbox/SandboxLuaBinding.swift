@@ -27,7 +27,8 @@ public enum FlickrLuaSandbox {
             var options = options
             let c = server.credentials
             options.settings = FlickrSettings(apiKey: c.apiKey, secret: c.apiSecret, token: c.oauthToken,
-                                              tokenSecret: c.oauthTokenSecret, endpoint: server.url).over(options.settings)
+                                              tokenSecret: c.oauthTokenSecret, endpoint: server.url,
+                                              user: "\(c.username) (\(c.userNSID))").over(options.settings)
             let session = try await FlickrLuaSession(options)
             try await install(server, in: session.runtime)
             return (server, session)

@@ -12,6 +12,9 @@ struct REPLPTYTests {
     @Test("multi-line for loop with >>, pretty printer, _ and several results")
     func multiline() async throws { try await Self.scenario("multiline") }
 
+    @Test("the banner names endpoint and user; tall results through $PAGER; :set pager, items, depth")
+    func pager() async throws { try await Self.scenario("pager") }
+
     @Test("errors print message and traceback; flickr.Error via __tostring; prompt returns")
     func errors() async throws { try await Self.scenario("errors") }
 

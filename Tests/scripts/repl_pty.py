@@ -3,7 +3,7 @@
 
     repl_pty.py SCENARIO --flickr PATH [--sandbox PATH]
 
-Scenarios: completion, multiline, errors, commands, cancel, interrupt, history, color, plain, installed.
+Scenarios: completion, pager, multiline, errors, commands, cancel, interrupt, history, color, plain, installed.
 Each prints `ok: ...` lines and exits 0, or prints `FAIL: ...` with the transcript and exits 1.
 Measurements are printed as `key=value` lines (cancel_seconds=...). Every wait is bounded.
 Environment of the child: a throwaway HOME / XDG_* / INPUTRC, so no real profile, history or
@@ -117,6 +117,8 @@ def base_env(home, color=False):
         "INPUTRC": os.path.join(home, "inputrc"),
         "TERM": "xterm",
         "LANG": "C.UTF-8",
+        # Long results go through $PAGER; `cat` keeps the scenarios independent of less.
+        "PAGER": "cat",
     }
     if not color:
         env["NO_COLOR"] = "1"
@@ -205,6 +207,60 @@ def completion(a, home):
         s.expect("flickr.photos.getSizes  (GET", ":doc of the completed name")
         s.prompt()
         ok("catalog completion: argument names in a call's table, method names in strings and after :doc, after [1]")
+
+
+def pager(a, home):
+    """The banner names endpoint and user; results taller than the terminal go through $PAGER;
+    :set pager off, :set items, :set depth, :set."""
+    env = base_env(home)
+    env["PAGER"] = "echo PAGED-BEGIN; cat; echo PAGED-END"
+    s = Session(["--sandbox"], a.flickr, env, dimensions=(24, 100))
+    try:
+        s.expect(re.compile(rb"endpoint http://127\.0\.0\.1:\d+ \xc2\xb7 user \S+ \(\d+@N\d+\) \xc2\xb7 :help"), "banner names endpoint and user")
+        s.prompt()
+        ok("the banner names the endpoint and the user")
+        s.send('t = {} for i = 1, 40 do t[i] = { n = i, name = "photo " .. i } end\r')
+        s.prompt()
+        s.send("t\r")
+        s.expect("PAGED-BEGIN", "a 42-line result on a 24-line terminal goes through the pager")
+        s.expect('name = "photo 40"', "the pager gets the whole result")
+        s.expect("PAGED-END", "the pager ends")
+        s.prompt()
+        s.send("{ 1, 2 }\r")
+        m = s.expect(re.compile(rb"\r\n(.*)\r\n> $"), "a short result")
+        if b"PAGED" in m.group(0):
+            raise Fail("a short result went through the pager")
+        ok("tall results through $PAGER, short ones printed")
+        s.send(":set pager off\r")
+        s.prompt()
+        s.send("t\r")
+        m = s.expect(re.compile(rb'name = "photo 40".*\r\n> $', re.S), "pager off prints straight")
+        if b"PAGED-BEGIN" in m.group(0):
+            raise Fail(":set pager off still paged")
+        s.send(":set items 3\r")
+        s.prompt()
+        s.send("t\r")
+        s.expect("… 37 more".encode(), ":set items 3 shows 3 entries")
+        s.prompt()
+        s.send(":set depth 1\r")
+        s.prompt()
+        s.send("{ a = { b = 1 } }\r")
+        s.expect("{ a = {…} }".encode(), ":set depth 1")
+        s.prompt()
+        s.send(":set depth all\r")
+        s.prompt()
+        s.send(":set\r")
+        s.expect("depth all  items 3  pager off", ":set shows the settings")
+        s.prompt()
+        s.send(":set depth zero\r")
+        s.expect("depth: a positive number or all", "a bad value says what is expected")
+        s.prompt()
+        ok(":set pager off, :set items, :set depth, :set")
+        s.send("\x04")
+        if s.finish() != 0:
+            raise Fail("exit status")
+    finally:
+        s.close()
 
 
 def multiline(a, home):
@@ -489,7 +545,7 @@ def installed(a, home):
         ok("flickr.test.ec<TAB> completes from the compiled-in catalog and the call runs")
 
 
-SCENARIOS = {f.__name__: f for f in (completion, multiline, errors, commands, cancel, interrupt, history, color, plain,
+SCENARIOS = {f.__name__: f for f in (completion, pager, multiline, errors, commands, cancel, interrupt, history, color, plain,
                                      installed)}
 
 

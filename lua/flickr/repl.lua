@@ -1,6 +1,6 @@
 -- The Lua half of the REPL (FlickrShell's REPLSupport): loaded once per REPL with the globals
 -- table as its argument, it returns the helpers the Swift side calls.
---   show(color, width, ...) -> text      the results of an evaluation, as printed
+--   show(color, width, depth, items, ...) -> text   the results of an evaluation, as printed
 --   complete(line) -> list, start        completion candidates for the line being edited
 -- Both only ever read tables raw: nothing here runs a metamethod or touches the network.
 local G = ...
@@ -27,7 +27,7 @@ local function plain(v)
   return "<" .. type(v) .. ">"
 end
 
-function H.show(color, width, ...)
+function H.show(color, width, depth, items, ...)
   pretty = pretty or module("flickr.pretty")
   local out = {}
   for i = 1, select("#", ...) do
@@ -39,7 +39,7 @@ function H.show(color, width, ...)
     end
     if not text then
       if pretty then
-        local ok, s = pcall(pretty.format, v, { color = color, width = width })
+        local ok, s = pcall(pretty.format, v, { color = color, width = width, depth = depth, items = items })
         text = ok and s or plain(v)
       else
         text = plain(v)

@@ -42,6 +42,8 @@ int frl_readline(const char *prompt, char **out);
 int frl_plain_readline(const char *prompt, char **out);
 /* Terminal width in columns (standard output, else 80). */
 int frl_columns(void);
+/* The terminal's height (24 when not a terminal). */
+int frl_rows(void);
 
 /* History: `max` entries kept; entries may contain newlines (written with timestamps so that
    they read back whole). */

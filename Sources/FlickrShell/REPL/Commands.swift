@@ -8,6 +8,8 @@ enum REPLCommand: Equatable {
     case time(String)
     case quit
     case history
+    /// `:set NAME VALUE` (nil name: show the settings).
+    case set(name: String?, value: String?)
     case unknown(String)
     case usage(String)
 
@@ -22,12 +24,57 @@ enum REPLCommand: Equatable {
         case "help", "h", "?": return .help
         case "quit", "q", "exit": return .quit
         case "history": return .history
+        case "set":
+            let words = rest.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+            guard words.count <= 2 else { return .usage(REPLSettings.usage) }
+            return .set(name: words.first, value: words.count > 1 ? words[1] : nil)
         case "doc", "d":
             return rest.isEmpty ? .usage(":doc METHOD — e.g. :doc flickr.photos.search") : .doc(rest)
         case "time", "t":
             return rest.isEmpty ? .usage(":time EXPR — e.g. :time flickr.test.echo{}") : .time(rest)
         default: return .unknown(name)
         }
+    }
+}
+
+/// What `:set` changes: how results print and whether long ones go through a pager.
+struct REPLSettings: Equatable {
+    /// Nesting levels printed (nil: all).
+    var depth: Int? = 4
+    /// Entries printed per table (nil: all).
+    var items: Int? = 50
+    /// Results taller than the terminal go through a pager.
+    var pager = true
+
+    static let usage = ":set [depth N|all] [items N|all] [pager on|off]"
+
+    /// Applies `:set name value`; a message for a person when it cannot.
+    mutating func set(_ name: String, _ value: String?) -> String? {
+        guard let value else { return "usage: " + Self.usage }
+        func count() -> Int?? {
+            if value == "all" { return .some(nil) }
+            guard let n = Int(value), n >= 1 else { return nil }
+            return .some(n)
+        }
+        switch name {
+        case "depth":
+            guard let n = count() else { return "depth: a positive number or all" }
+            depth = n
+        case "items":
+            guard let n = count() else { return "items: a positive number or all" }
+            items = n
+        case "pager":
+            guard value == "on" || value == "off" else { return "pager: on or off" }
+            pager = value == "on"
+        default:
+            return "no setting \(name) (depth, items, pager)"
+        }
+        return nil
+    }
+
+    /// `:set` with no argument.
+    var description: String {
+        "depth \(depth.map(String.init) ?? "all")  items \(items.map(String.init) ?? "all")  pager \(pager ? "on" : "off")"
     }
 }
 
@@ -42,6 +89,8 @@ enum REPLText {
                            a group lists its methods (:doc photos.comments)
           :time EXPR       evaluate EXPR and print how long it took
           :history         list the history
+          :set             show the settings; :set depth N|all, :set items N|all (how much of a
+                           table prints), :set pager on|off (long results through $PAGER or less -R)
           :quit            leave (Ctrl-D too)\(historyPath.map { "; history is kept in \($0)" } ?? "")
         Keys
           Tab              complete globals, keywords, a.b.c, a:b and a["k"] (tables are read raw: no calls)

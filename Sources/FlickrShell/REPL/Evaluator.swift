@@ -74,7 +74,8 @@ enum Evaluator {
 
     /// Compiles and runs `chunk`; sets `_` to the first result, renders the results with the
     /// support table's `show`. Leaves the stack as it found it.
-    static func evaluate(_ chunk: String, on state: LuaState, support: REPLSupport?, color: Bool, width: Int) -> EvaluationOutcome {
+    static func evaluate(_ chunk: String, on state: LuaState, support: REPLSupport?, color: Bool, width: Int,
+                         depth: Int? = 4, items: Int? = 50) -> EvaluationOutcome {
         let base = state.top
         defer { state.setTop(base) }
         if let outcome = compile(chunk, on: state) { return outcome }
@@ -89,13 +90,15 @@ enum Evaluator {
         guard count > 0 else { return .values(nil, elapsed: elapsed) }
         state.pushCopy(of: base + 1)
         state.setGlobal("_")
-        return .values(render(from: base + 1, count: count, on: state, support: support, color: color, width: width),
+        return .values(render(from: base + 1, count: count, on: state, support: support, color: color, width: width,
+                              depth: depth, items: items),
                        elapsed: elapsed)
     }
 
     /// The text of `count` values starting at stack index `first` (left in place).
+    /// `depth` and `items` (nil: all) limit how much of a table prints (`:set depth`, `:set items`).
     static func render(from first: Int32, count: Int32, on state: LuaState, support: REPLSupport?, color: Bool,
-                       width: Int) -> String {
+                       width: Int, depth: Int? = 4, items: Int? = 50) -> String {
         let base = state.top
         defer { state.setTop(base) }
         if let support, state.ensureStack(count + 4) {
@@ -104,8 +107,10 @@ enum Evaluator {
                 state.remove(at: -2)
                 state.push(color)
                 state.push(width)
+                if let depth { state.push(Int64(depth)) } else { state.push(Double.infinity) }
+                if let items { state.push(Int64(items)) } else { state.push(Double.infinity) }
                 for i in 0..<count { state.pushCopy(of: first + i) }
-                if let n = try? state.pcall(arguments: count + 2, results: 1), n == 1, let text = state.string(at: -1) {
+                if let n = try? state.pcall(arguments: count + 4, results: 1), n == 1, let text = state.string(at: -1) {
                     return text
                 }
             }

@@ -111,6 +111,9 @@ final class LineEditor {
     /// The terminal's width (80 when not a terminal).
     var columns: Int { Int(frl_columns()) }
 
+    /// The terminal's height (24 when not a terminal).
+    var rows: Int { Int(frl_rows()) }
+
     /// Restores the signal handlers that were there before.
     func close() {
         frl_history_save_at_exit(nil)

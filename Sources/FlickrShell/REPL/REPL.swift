@@ -10,11 +10,15 @@ public struct REPLOptions: Sendable {
     public var historyPath: String?
     /// Print the version banner first (lua.c does when it starts the REPL by itself).
     public var banner: Bool
+    /// The pager for results taller than the terminal (``Pager/command(environment:)``); nil
+    /// prints them straight.
+    public var pager: String?
 
-    public init(color: Bool, historyPath: String?, banner: Bool) {
+    public init(color: Bool, historyPath: String?, banner: Bool, pager: String? = nil) {
         self.color = color
         self.historyPath = historyPath
         self.banner = banner
+        self.pager = pager
     }
 }
 
@@ -45,6 +49,8 @@ final class REPLLoop {
     let runtime: LuaRuntime
     let options: REPLOptions
     let palette: Palette
+    /// What `:set` changes.
+    var settings = REPLSettings()
     /// Read end [0] and write end [1] of the pipe the Lua thread writes to when a chunk is done.
     private var donePipe: [Int32] = [-1, -1]
 
@@ -106,7 +112,7 @@ final class REPLLoop {
                 let outcome = evaluate(chunk, support: support, editor: editor)
                 if case .incomplete = outcome { continue }
                 editor.remember(timed ? ":time " + chunk : chunk)
-                report(outcome, timed: timed)
+                report(outcome, timed: timed, editor: editor)
                 if !warnedAboutLocals, case .values = outcome, Self.declaresLocal(chunk) {
                     warnedAboutLocals = true  // as Lua 5.5's REPL does, once
                     FileHandleOutput.standardError(palette.dim("note: locals do not survive to the next prompt; drop `local` to keep the value") + "\n")
@@ -140,10 +146,12 @@ final class REPLLoop {
         let box = Box()
         let color = options.color
         let width = editor.columns
+        let (depth, items) = (settings.depth, settings.items)
         let signal = donePipe[1]
         fflush(nil)
         let posted = runtime.post { state in
-            box.outcome = Evaluator.evaluate(chunk, on: state, support: support, color: color, width: width)
+            box.outcome = Evaluator.evaluate(chunk, on: state, support: support, color: color, width: width,
+                                             depth: depth, items: items)
             var byte: UInt8 = 1
             _ = write(signal, &byte, 1)
         }
@@ -160,14 +168,15 @@ final class REPLLoop {
         return box.outcome ?? .failure(REPLError(message: "no result"))
     }
 
-    /// Prints values on stdout, errors (message, then traceback) on stderr.
-    func report(_ outcome: EvaluationOutcome, timed: Bool) {
+    /// Prints values on stdout (through the pager when taller than the terminal), errors
+    /// (message, then traceback) on stderr.
+    func report(_ outcome: EvaluationOutcome, timed: Bool, editor: LineEditor) {
         fflush(nil)
         switch outcome {
         case .incomplete:
             break
         case .values(let text, let elapsed):
-            if let text { FileHandleOutput.standardOutput(text + "\n") }
+            if let text { show(text + "\n", editor: editor) }
             if timed { FileHandleOutput.standardOutput(palette.dim(String(format: "time: %.3f s", elapsed)) + "\n") }
         case .failure(let error):
             var text = palette.error(error.message)
@@ -185,11 +194,11 @@ final class REPLLoop {
                                 name: "=(repl)"))?.first?.stringValue
             }
             if let overview = overview ?? nil { text += "\n" + overview + "\n" }
-            FileHandleOutput.standardOutput(text)
+            show(text, editor: editor)
         case .doc(let name):
             let (text, found) = REPLText.doc(name)
             if found {
-                FileHandleOutput.standardOutput(text + "\n")
+                show(text + "\n", editor: editor)
             } else {
                 FileHandleOutput.standardError(palette.error(text) + "\n")
             }
@@ -199,6 +208,12 @@ final class REPLLoop {
                 String(format: "%5d  ", i + 1) + e.replacingOccurrences(of: "\n", with: "\n       ")
             }
             FileHandleOutput.standardOutput(lines.isEmpty ? "(no history)\n" : lines.joined(separator: "\n") + "\n")
+        case .set(let name, let value):
+            if let name {
+                if let problem = settings.set(name, value) { FileHandleOutput.standardError(palette.error(problem) + "\n") }
+            } else {
+                FileHandleOutput.standardOutput(settings.description + (options.pager == nil ? "  (no pager found: set PAGER)" : "") + "\n")
+            }
         case .usage(let text):
             FileHandleOutput.standardError("usage: \(text)\n")
         case .unknown(let name):
@@ -206,6 +221,22 @@ final class REPLLoop {
         case .quit, .time:
             break  // handled by the loop
         }
+    }
+}
+
+extension REPLLoop {
+    /// Prints `text` on stdout, through the pager when the REPL is on a terminal, the pager is
+    /// on, and the text is taller than the terminal (less a line for the prompt).
+    func show(_ text: String, editor: LineEditor) {
+        if editor.interactive, settings.pager, let pager = options.pager {
+            var lines = 0
+            for byte in text.utf8 where byte == UInt8(ascii: "\n") { lines += 1 }
+            if lines >= editor.rows - 1 {
+                fflush(nil)
+                if Pager.show(text, command: pager) { return }
+            }
+        }
+        FileHandleOutput.standardOutput(text)
     }
 }
 

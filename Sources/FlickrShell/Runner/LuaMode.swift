@@ -37,6 +37,7 @@ enum LuaMode {
         } else if inv.script == nil && inv.actions.isEmpty && !inv.version {
             if Terminal.stdinIsTerminal {
                 print(versionLine())
+                print(await whereLine(session))
                 startREPL = true
             } else {
                 // lua.c: `dofile(L, NULL)` — standard input as one chunk.
@@ -55,8 +56,29 @@ enum LuaMode {
         fflush(nil)
         guard startREPL else { return 0 }
         let options = REPLOptions(color: Terminal.colorEnabled(noColorOption: inv.noColor, environment: environment),
-                                  historyPath: historyPath(environment), banner: false)
+                                  historyPath: historyPath(environment), banner: false,
+                                  pager: Pager.command(environment: environment))
         return await REPL.run(session: session, options: options)
+    }
+
+    /// The REPL banner's second line: the endpoint and who is logged in, as known without a
+    /// call (`flickr.config()`), then how to get help.
+    static func whereLine(_ session: FlickrLuaSession) async -> String {
+        let values = try? await session.runtime.perform { state in
+            try state.run("local c = flickr.config() return c.endpoint or '', c.user or '', c.signed_in or '', c.profile or ''",
+                          name: "=(banner)")
+        }
+        let v = (values ?? []).map { $0.stringValue ?? "" } + ["", "", "", ""]
+        let endpoint = v[0].isEmpty ? "https://api.flickr.com (Flickr)" : v[0]
+        let who: String
+        if !v[1].isEmpty {
+            who = "user \(v[1])"
+        } else if !v[2].isEmpty {
+            who = "logged in (\(v[2])); flickr.test.login() says as whom"
+        } else {
+            who = "not logged in (flickr login)"
+        }
+        return "endpoint \(endpoint) · \(who)\(v[3].isEmpty || v[3] == "default" ? "" : " · profile \(v[3])") · :help for help"
     }
 
     /// lua.c's banner (`-v`, the REPL): the version line and Lua's copyright.
