@@ -89,14 +89,39 @@ check.flickr_error("usage", flickr.download, id, { size = "6k" })  -- the photo 
 -- Bad uploads are usage errors.
 e = check.flickr_error("usage", flickr.upload, { file = path .. ".missing" })
 ok(e.message:find("cannot read", 1, true), e.message)
--- A directory and a file Flickr would not take are refused before anything is sent.
+-- A directory and a file Flickr would not take are refused before anything is sent (the
+-- sandbox counts no request).
+local before = sandbox.requests()
 e = check.flickr_error("usage", flickr.upload, { file = "/tmp" })
 ok(e.message:find("a directory", 1, true), e.message)
 local text = os.tmpname()
-assert(io.open(text, "w")):write("just words")
+local tf = assert(io.open(text, "w"))
+tf:write("just words")
+tf:close()
 e = check.flickr_error("usage", flickr.upload, { file = text })
 ok(e.message:find("not a photo or video", 1, true), e.message)
 os.remove(text)
+eq(sandbox.requests(), before, "requests made by refused uploads")
+
+-- Progress of a small file: at least every 1 % (or 256 KiB), never a jump from 0 to the end.
+local small = os.tmpname()
+local sf = assert(io.open(small, "wb"))
+sf:write("\255\216\255\224\0\16JFIF\0\1\1\0\0\1\0\1\0\0" .. string.rep("y", 180 * 1024) .. tostring(math.random()))
+sf:close()
+local sent_values = {}
+flickr.upload{ file = small, title = "small", progress = function(sent, total)
+  sent_values[#sent_values + 1] = sent
+  last_total = total
+end }
+os.remove(small)
+ok(#sent_values >= 100, "progress reported " .. #sent_values .. " times for 180 KiB")
+local step = math.max(last_total // 100 + 1, 256 * 1024 < last_total and 256 * 1024 or 0)
+local previous = 0
+for i, sent in ipairs(sent_values) do
+  ok(sent - previous <= math.max(step, 2048), "progress step " .. i .. ": " .. previous .. " → " .. sent .. " of " .. last_total)
+  previous = sent
+end
+eq(previous, last_total)
 check.flickr_error("usage", flickr.upload, { title = "no file" })
 check.flickr_error("usage", flickr.replace, { file = path })
 os.remove(path)

@@ -98,14 +98,10 @@ extension FlickrClient {
 
     // MARK: - Sending
 
+    /// Checks the file (a regular file Flickr would take), then sends it. A refusal costs no
+    /// request and no slot of the rate limiter or the shared budget: those are taken in `post`.
     private func send(_ source: UploadSource, to url: String, service: String, fields: [(String, String)],
                       progress: UploadProgress?) async throws(FlickrError) -> UploadResult {
-        do {
-            try await limiter.acquire()
-            try await pacer?.acquire(apiKey: context.apiKey)
-        } catch {
-            throw FlickrError(kind: .cancelled, message: "cancelled", method: service)
-        }
         switch source.kind {
         case .stream(let makeIterator, let length):
             let mime = source.mimeType ?? MIMEType.forFilename(source.filename) ?? "application/octet-stream"
@@ -162,6 +158,12 @@ extension FlickrClient {
     private func post(url: String, service: String, fields: [(String, String)], filename: String, mime: String,
                       length: Int64?, content: @escaping @Sendable () -> MultipartBody.ContentIterator,
                       progress: UploadProgress?) async throws(FlickrError) -> UploadResult {
+        do {
+            try await limiter.acquire()
+            try await pacer?.acquire(apiKey: context.apiKey)
+        } catch {
+            throw FlickrError(kind: .cancelled, message: "cancelled", method: service)
+        }
         let ctx = context
         guard ctx.hasOAuthToken || ctx.authToken != nil else {
             throw FlickrError.missingCredentials("OAuth token with write permission", method: service)
