@@ -11,7 +11,7 @@
 #include <string.h>
 
 #define LK_CLASS 16                       /* size class granularity; also the alignment */
-#define LK_SMALL 512                      /* largest block served from the classes */
+#define LK_SMALL 1024                     /* largest block served from the classes */
 #define LK_CLASSES (LK_SMALL / LK_CLASS)
 #define LK_CHUNK (256 * 1024)
 

@@ -41,13 +41,17 @@ final class LuaTableSink: FlickrXMLSink {
         n.deallocate()
     }
 
-    /// [-0, +1] Parses `bytes` and pushes the mapped response.
+    /// [-0, +1] Parses `bytes` and pushes the mapped response. A document of
+    /// `pipelineThreshold` bytes or more is parsed on another thread while the tables are built
+    /// (``FlickrXMLTape``).
     static func push(_ bytes: UnsafeRawBufferPointer, onto state: LuaState,
-                     rule: ListRule = MethodCatalog.listRule) throws(FlickrError) {
+                     rule: ListRule = MethodCatalog.listRule,
+                     pipelineThreshold: Int = FlickrXMLTape.threshold) throws(FlickrError) {
         let top = state.top
         guard state.ensureStack(8) else { throw FlickrError(kind: .parse, message: "Lua stack overflow") }
         let sink = LuaTableSink(state: state)
         let outcome: Result<String, FlickrParseError> = state.withCollectorPaused {
+            if bytes.count >= pipelineThreshold { return FlickrXMLTape.map(bytes, rule: rule, into: sink) }
             do throws(FlickrParseError) {
                 return .success(try FlickrXMLMapper.map(bytes, rule: rule, into: sink))
             } catch {
@@ -94,17 +98,31 @@ final class LuaTableSink: FlickrXMLSink {
         do { try state.rawSet(in: table) } catch { n.pointee.failure = n.pointee.failure ?? error }
     }
 
-    func begin(element: Int, attributes: FlickrXMLSinkAttributes) {
-        guard n.pointee.failure == nil else { return }
+    /// [-0, +1] A new table for an element of `count` attributes; false (nothing pushed) after
+    /// a failure or when the stack cannot grow.
+    private func open(count: Int) -> Bool {
+        guard n.pointee.failure == nil else { return false }
         guard state.ensureStack(6) else {
             n.pointee.failure = LuaError(kind: .conversion, message: "response nests too deep")
-            return
+            return false
         }
-        state.newTable(record: Int32(attributes.count))
-        for i in 0..<attributes.count where attributes.tokens[i] >= 0 {
+        state.newTable(record: Int32(count))
+        return true
+    }
+
+    func begin(element: Int, attributes: FlickrXMLSinkAttributes) {
+        guard open(count: attributes.count) else { return }
+        guard let ranges = attributes.valueRanges else { return }
+        // Values in one C loop; one holding `&` (its entity form) through the decoder.
+        var i = 0
+        while i < attributes.count {
+            i = state.setStringFields(in: -1, names: namesTable, keys: attributes.tokens, ranges: ranges, stride: 3,
+                                      from: i, stoppingAt: UInt8(ascii: "&"))
+            guard i < attributes.count else { break }
             pushName(attributes.tokens[i])
             attributes.withValue(at: i) { state.push(bytes: $0) }
             set(in: -3)
+            i += 1
         }
     }
 

@@ -210,6 +210,22 @@ extension LuaState {
         setGlobal("arg")
     }
 
+    /// [-0, +0] String fields in bulk: for `i` in `from..<keys.count` with `keys[i] >= 0`,
+    /// `t[names[keys[i] + 1]] = bytes(i)`, `t` the table at `table`, `names` a table of key
+    /// strings, `bytes(i)` the range `ranges[i * stride] ..< ranges[i * stride + 1]`. Stops before
+    /// the first range holding the byte `stop` and returns its index (the caller transforms that
+    /// value and goes on from the next); returns `keys.count` when all are set. One C loop: three
+    /// Lua API calls a field. Raw sets with string keys only (a non-string key is skipped), so
+    /// nothing can raise but memory.
+    @inlinable
+    public func setStringFields(in table: Int32, names: Int32, keys: UnsafeBufferPointer<Int>,
+                                ranges: UnsafePointer<UnsafePointer<CChar>?>, stride: Int, from: Int = 0,
+                                stoppingAt stop: UInt8?) -> Int {
+        guard let base = keys.baseAddress, from < keys.count else { return keys.count }
+        return Int(lk_set_string_fields(pointer, table, names, base, ranges, Int32(stride), Int32(from),
+                                        Int32(keys.count), stop.map(Int32.init) ?? -1))
+    }
+
     // MARK: - Metatables
 
     /// [-0, +1] Pushes the registry metatable `name`, creating it (with `__name`) on first use;

@@ -1,5 +1,5 @@
 import FlickrAPI
-import FlickrLua
+@testable import FlickrLua
 import FlickrProtocol
 import Foundation
 import LuaKit
@@ -38,11 +38,51 @@ import FlickrTestSupport
                 let fromParser = try L.value(at: -1)
                 L.pop()
                 if fromTree != fromParser { out.append("\(doc.prefix(120))\n tree:   \(fromTree)\n parser: \(fromParser)") }
+                // The two-thread path (FlickrXMLTape), forced for documents of any size.
+                try Array(doc.utf8).withUnsafeBytes { try LuaTableSink.push($0, onto: L, pipelineThreshold: 0) }
+                let fromTape = try L.value(at: -1)
+                L.pop()
+                if fromTree != fromTape { out.append("\(doc.prefix(120))\n tree:   \(fromTree)\n tape:   \(fromTape)") }
             }
             return out
         }
         #expect(documents.count > 100)  // every catalog example plus edge cases
         #expect(mismatches.isEmpty, "\(mismatches.count) differ:\n\(mismatches.prefix(3).joined(separator: "\n"))")
+    }
+
+    /// A document of many chunks (entities, text, a record larger than a chunk) through the
+    /// two-thread path gives the tree's tables; a document broken far into it is a parse error
+    /// that leaves the stack as it was.
+    @Test func largeDocumentsThroughTheTape() async throws {
+        var doc = "<rsp stat=\"ok\"><photos page=\"1\" pages=\"1\" total=\"5000\">"
+        for i in 0..<5_000 {
+            doc += "<photo id=\"\(i)\" title=\"t \(i) &amp; &quot;q&quot;\" tags=\"a b\" ispublic=\"1\"><d>text \(i) &lt;3</d></photo>"
+        }
+        doc += "</photos><big>" + String(repeating: "x", count: 200_000) + "</big></rsp>"
+        #expect(doc.utf8.count > 4 * FlickrXMLTape.chunkBytes && doc.utf8.count > FlickrXMLTape.threshold)
+        let lua = try LuaRuntime()
+        defer { lua.close() }
+        let bytes = Array(doc.utf8)
+        let (same, count, broken) = try await lua.perform { L -> (Bool, LuaValue, String) in
+            try L.push(flickrNode: try FlickrXML.parse(bytes))
+            let fromTree = try L.value(at: -1)
+            L.pop()
+            try bytes.withUnsafeBytes { try L.push(flickrXML: $0) }   // large: the tape
+            let fromTape = try L.value(at: -1)
+            L.setGlobal("r")
+            let n = try L.run("return #r.photos.photo").first ?? .nil
+            let top = L.top
+            var message = "no error"
+            do {
+                try Array(bytes.prefix(bytes.count - 300_000)).withUnsafeBytes { try L.push(flickrXML: $0) }
+            } catch let e as FlickrError {
+                message = e.kind.rawValue + (L.top == top ? " (stack kept)" : " (stack changed)")
+            }
+            return (fromTree == fromTape, n, message)
+        }
+        #expect(same)
+        #expect(count == 5_000)
+        #expect(broken == "parse (stack kept)")
     }
 
     @Test func rulesOfTheMapping() async throws {

@@ -16,6 +16,39 @@ import FlickrTestSupport
         }
     }
 
+    /// The two-thread path (FlickrXMLTape) builds the tree the one-thread path builds: every doc
+    /// example and fixture with the tape forced, and a large document of many chunks; a broken
+    /// large document is a parse error.
+    @Test func theTapeBuildsTheSameTree() throws {
+        var docs = Fixtures.files(in: "doc-examples", suffix: ".xml").map { Fixtures.wrapped(try! Fixtures.string($0)) }
+        docs += Fixtures.files(in: "", suffix: ".xml").map { file in
+            let text = try! Fixtures.string(file)
+            return text.contains("<rsp") ? text : Fixtures.wrapped(text)
+        }
+        var big = "<rsp stat=\"ok\"><photos page=\"1\">"
+        for i in 0..<6_000 { big += "<photo id=\"\(i)\" title=\"a &amp; b &#38;#38; \(i)\"><note>n \(i) &lt;</note></photo>" }
+        big += "</photos><big>" + String(repeating: "y", count: 150_000) + "</big></rsp>"
+        docs.append(big)
+        #expect(big.utf8.count > FlickrXMLTape.threshold)
+        for doc in docs {
+            let bytes = Array(doc.utf8)
+            let one: Result<FlickrNode, FlickrParseError> = bytes.withUnsafeBytes { raw in
+                do throws(FlickrParseError) { return .success(try FlickrXML.parse(raw, rule: MethodCatalog.listRule, pipelineThreshold: .max)) }
+                catch { return .failure(error) }
+            }
+            let two: Result<FlickrNode, FlickrParseError> = bytes.withUnsafeBytes { raw in
+                do throws(FlickrParseError) { return .success(try FlickrXML.parse(raw, rule: MethodCatalog.listRule, pipelineThreshold: 0)) }
+                catch { return .failure(error) }
+            }
+            #expect(try one.get() == two.get(), "\(doc.prefix(100))")
+        }
+        // An attribute whose decoded value holds `&#38;` keeps it (decoded once, not twice).
+        let tree = try FlickrXML.parse(Array(big.utf8))
+        #expect(tree["photos.photo"]?.array.first?["title"]?.string == "a & b &#38; 0")
+        let broken = Array(big.utf8.prefix(big.utf8.count - 200_000))
+        #expect(throws: FlickrParseError.self) { try FlickrXML.parse(broken) }
+    }
+
     @Test func everyTopLevelFixtureMaps() throws {
         let files = Fixtures.files(in: "", suffix: ".xml")
         #expect(files.count >= 20)

@@ -11,6 +11,7 @@
  *  3. The interrupt hook (a Ctrl-C from a signal handler or another thread) and the wake-up
  *     semaphore of the Lua thread.
  *  4. Inline versions of Lua's function-like macros, which Swift cannot import.
+ *  5. Bulk table building (lk_set_string_fields): raw sets with string keys, in a C loop.
  *
  * Swift may call directly only API functions of class `-` or `m` (raw gets/sets, push*, to*,
  * type, createtable, rawlen, setmetatable, newthread, resume, xmove, ref/unref, loadbufferx).
@@ -145,6 +146,18 @@ lk_heap *lk_heap_new(void);
 void lk_heap_free(lk_heap *h);
 /* The lua_Alloc function; `ud` is the heap. */
 void *lk_heap_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+
+/* ---- 5. Bulk string fields ---------------------------------------------------------------------- */
+
+/* [-0, +0] For i in [from, count) with keys[i] >= 0: t[names[keys[i] + 1]] = the bytes
+ * ranges[i*stride] ..< ranges[i*stride + 1] (NULL or equal pointers: ""), where t is the table
+ * at `table` and `names` a table of key strings. Stops before the first range that holds the
+ * byte `stop` (when stop >= 0) and returns its index, so that the caller can transform that
+ * value; returns `count` when all are set. Needs 2 free stack slots. Class m: only raw sets
+ * with string keys (a key that is not a string is skipped), so it raises nothing but memory
+ * errors. */
+int lk_set_string_fields(lua_State *L, int table, int names, const long *keys, const char *const *ranges,
+                         int stride, int from, int count, int stop);
 
 /* ---- 4. Function-like macros ----------------------------------------------------------------- */
 

@@ -21,10 +21,14 @@ public struct FlickrParseError: Error, Sendable, CustomStringConvertible {
 /// on ``FlickrXMLParser`` (libxml2's SAX2 parser with its safety settings).
 public enum FlickrXML {
     /// Maps `bytes`. When the root element is `<rsp>`, the result is its map (so `stat` is a
-    /// top-level key); any other root `r` gives `{r: …}`.
-    public static func parse(_ bytes: UnsafeRawBufferPointer, rule: ListRule) throws(FlickrParseError) -> FlickrNode {
+    /// top-level key); any other root `r` gives `{r: …}`. A document of `pipelineThreshold`
+    /// bytes or more is parsed on another thread while the tree is built (``FlickrXMLTape``).
+    public static func parse(_ bytes: UnsafeRawBufferPointer, rule: ListRule,
+                             pipelineThreshold: Int = FlickrXMLTape.threshold) throws(FlickrParseError) -> FlickrNode {
         let sink = FlickrTreeSink()
-        let rootName = try FlickrXMLMapper.map(bytes, rule: rule, into: sink)
+        let rootName = bytes.count >= pipelineThreshold
+            ? try FlickrXMLTape.map(bytes, rule: rule, into: sink).get()
+            : try FlickrXMLMapper.map(bytes, rule: rule, into: sink)
         let root = sink.root ?? .map(FlickrMap())
         if rootName == "rsp" { return root }
         return .map(FlickrMap(keys: [rootName], values: [root]))

@@ -40,6 +40,14 @@ public struct FlickrXMLSinkAttributes {
 
     public var count: Int { tokens.count }
 
+    /// libxml2's attribute layout, for consumers that read many values in one C loop: for
+    /// attribute `i`, the value runs from `valueRanges[3 * i]` to `valueRanges[3 * i + 1]`
+    /// (stride 3). Such a value may be raw: one holding `&` must be read through
+    /// ``withValue(at:_:)``, which decodes it when needed.
+    public var valueRanges: UnsafePointer<UnsafePointer<CChar>?>? {
+        raw.base.map { UnsafePointer($0 + 1) }
+    }
+
     /// The value of attribute `i` (valid only during `body`).
     @inlinable
     public func withValue<R>(at i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {

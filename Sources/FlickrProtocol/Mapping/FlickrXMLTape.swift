@@ -1,0 +1,301 @@
+import Foundation
+
+/// Large documents in two threads: the parse (libxml2 and the mapping rules) runs on a thread
+/// of its own and records what the sink is told on a tape, chunk by chunk; the calling thread
+/// replays each chunk into the sink (a ``FlickrNode`` tree, Lua tables) as it arrives. Building
+/// and parsing then overlap — two cores at work — and the result is the one the one-thread path
+/// builds (FlickrProtocolTests and FlickrLuaTests check both on every catalog example and on
+/// large documents). The sink is only ever used on the calling thread.
+///
+/// A record on the tape (integers are 32-bit, native byte order; a record never spans chunks):
+///   name:  1, length, bytes                         — makeName, tokens counted from 0
+///   begin: 2, element, count, count × (token, length, bytes)   — values already decoded
+///   end:   3, element, placement, empty list (−1: none), text length (−1: none), bytes
+///   done:  4, length, root name
+///   fail:  5, line (0: unknown), length, message
+public enum FlickrXMLTape {
+    /// Documents from this size on take the two-thread path (below it, starting a thread
+    /// costs more than the overlap gains).
+    public static let threshold = 256 * 1024
+    /// Chunk size: big enough that handing over is rare, small enough that replay starts soon.
+    public static let chunkBytes = 64 * 1024
+
+    /// Parses `bytes` on another thread and replays the events into `sink` on this one; the
+    /// root element's name, or the parse error. Returns only once the parsing thread is done
+    /// with `bytes`.
+    public static func map(_ bytes: UnsafeRawBufferPointer, rule: ListRule, into sink: any FlickrXMLSink) -> Result<String, FlickrParseError> {
+        let channel = Channel()
+        let input = Input(bytes: bytes)
+        let thread = Thread {
+            let writer = Writer(channel: channel)
+            do throws(FlickrParseError) {
+                writer.finish(root: try FlickrXMLMapper.map(input.bytes, rule: rule, into: writer))
+            } catch {
+                writer.finish(error: error)
+            }
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+        var outcome: Result<String, FlickrParseError>?
+        var replay = Replay(sink: sink)
+        // Every chunk is taken, also after a failure: the writer must finish before `bytes` goes.
+        while let chunk = channel.take() {
+            if outcome == nil { outcome = replay.play(chunk) }
+            chunk.base.deallocate()
+        }
+        return outcome ?? .failure(FlickrParseError(message: "the parsing thread ended without a result"))
+    }
+
+    /// The document, handed to the parsing thread (it is read only, and outlives the thread:
+    /// ``map(_:rule:into:)`` waits for the last chunk).
+    private struct Input: @unchecked Sendable {
+        let bytes: UnsafeRawBufferPointer
+    }
+
+    /// A chunk of tape: `count` bytes at `base`, malloc'd by the writer, freed by the reader.
+    struct Chunk: @unchecked Sendable {
+        let base: UnsafeMutableRawPointer
+        let count: Int
+    }
+
+    /// Chunks from the parsing thread to the Lua thread; `nil` after the last.
+    final class Channel: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var chunks: [Chunk] = []
+        private var next = 0
+        private var closed = false
+
+        func put(_ chunk: Chunk, last: Bool) {
+            condition.lock()
+            chunks.append(chunk)
+            closed = closed || last
+            condition.signal()
+            condition.unlock()
+        }
+
+        func take() -> Chunk? {
+            condition.lock()
+            defer { condition.unlock() }
+            while next == chunks.count && !closed { condition.wait() }
+            guard next < chunks.count else { return nil }
+            next += 1
+            return chunks[next - 1]
+        }
+    }
+
+    enum Op: UInt8 {
+        case name = 1, begin, end, done, fail
+    }
+
+    static func code(_ p: FlickrXMLPlacement) -> UInt8 {
+        switch p {
+        case .root: 0
+        case .field: 1
+        case .fieldOverAttribute: 2
+        case .newList: 3
+        case .newListOverAttribute: 4
+        case .listFromField: 5
+        case .append: 6
+        }
+    }
+
+    static func placement(_ code: UInt8) -> FlickrXMLPlacement? {
+        switch code {
+        case 0: .root
+        case 1: .field
+        case 2: .fieldOverAttribute
+        case 3: .newList
+        case 4: .newListOverAttribute
+        case 5: .listFromField
+        case 6: .append
+        default: nil
+        }
+    }
+
+    /// The parsing thread's sink: records on the tape, written straight into a malloc'd chunk
+    /// (held through a pointer, as ``FlickrXMLMapper``'s state: a class property would pay an
+    /// exclusivity check on every write).
+    final class Writer: FlickrXMLSink {
+        private struct Tape {
+            var base: UnsafeMutableRawPointer
+            var used = 0
+            var capacity: Int
+        }
+
+        private let channel: Channel
+        private let tape: UnsafeMutablePointer<Tape>
+        private var names = 0
+
+        init(channel: Channel) {
+            self.channel = channel
+            tape = .allocate(capacity: 1)
+            tape.initialize(to: Tape(base: .allocate(byteCount: FlickrXMLTape.chunkBytes, alignment: 8), capacity: FlickrXMLTape.chunkBytes))
+        }
+
+        deinit {
+            tape.pointee.base.deallocate()
+            tape.deinitialize(count: 1)
+            tape.deallocate()
+        }
+
+        /// Room for `n` more bytes in the chunk (a record larger than a chunk gets a larger one).
+        @inline(__always) private func reserve(_ n: Int) {
+            guard tape.pointee.used + n > tape.pointee.capacity else { return }
+            let capacity = max(tape.pointee.capacity * 2, tape.pointee.used + n)
+            let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
+            grown.copyMemory(from: tape.pointee.base, byteCount: tape.pointee.used)
+            tape.pointee.base.deallocate()
+            tape.pointee.base = grown
+            tape.pointee.capacity = capacity
+        }
+
+        @inline(__always) private func byte(_ b: UInt8) {
+            reserve(1)
+            tape.pointee.base.storeBytes(of: b, toByteOffset: tape.pointee.used, as: UInt8.self)
+            tape.pointee.used += 1
+        }
+
+        @inline(__always) private func int(_ v: Int) {
+            reserve(4)
+            tape.pointee.base.storeBytes(of: Int32(truncatingIfNeeded: v), toByteOffset: tape.pointee.used, as: Int32.self)
+            tape.pointee.used += 4
+        }
+
+        @inline(__always) private func bytes(_ b: UnsafeRawBufferPointer) {
+            int(b.count)
+            reserve(b.count)
+            if let source = b.baseAddress, b.count > 0 {
+                (tape.pointee.base + tape.pointee.used).copyMemory(from: source, byteCount: b.count)
+            }
+            tape.pointee.used += b.count
+        }
+
+        /// Hands the chunk over when it is full (records never span chunks), or at the end.
+        @inline(__always) private func recordDone(last: Bool = false) {
+            guard last || tape.pointee.used >= FlickrXMLTape.chunkBytes else { return }
+            channel.put(Chunk(base: tape.pointee.base, count: tape.pointee.used), last: last)
+            tape.pointee.base = .allocate(byteCount: FlickrXMLTape.chunkBytes, alignment: 8)
+            tape.pointee.used = 0
+            tape.pointee.capacity = FlickrXMLTape.chunkBytes
+        }
+
+        func makeName(_ name: String) -> Int {
+            byte(Op.name.rawValue)
+            var text = name
+            text.withUTF8 { bytes(UnsafeRawBufferPointer($0)) }
+            recordDone()
+            names += 1
+            return names - 1
+        }
+
+        func begin(element: Int, attributes: FlickrXMLSinkAttributes) {
+            byte(Op.begin.rawValue)
+            int(element)
+            int(attributes.count)
+            for i in 0..<attributes.count {
+                int(attributes.tokens[i])
+                attributes.withValue(at: i) { bytes($0) }
+            }
+            recordDone()
+        }
+
+        func end(element: Int, text: UnsafeRawBufferPointer?, emptyList: Int?, placement: FlickrXMLPlacement) {
+            byte(Op.end.rawValue)
+            int(element)
+            byte(FlickrXMLTape.code(placement))
+            int(emptyList ?? -1)
+            if let text { bytes(text) } else { int(-1) }
+            recordDone()
+        }
+
+        func finish(root: String) {
+            byte(Op.done.rawValue)
+            var text = root
+            text.withUTF8 { bytes(UnsafeRawBufferPointer($0)) }
+            recordDone(last: true)
+        }
+
+        func finish(error: FlickrParseError) {
+            byte(Op.fail.rawValue)
+            int(error.line ?? 0)
+            var text = error.message
+            text.withUTF8 { bytes(UnsafeRawBufferPointer($0)) }
+            recordDone(last: true)
+        }
+    }
+
+    /// The Lua thread's reader: replays records into the sink.
+    struct Replay {
+        let sink: any FlickrXMLSink
+        /// The sink's token of each writer token (the sink makes names of its own too, `_text`).
+        private var names: [Int] = []
+        private var tokens: [Int] = []
+        /// libxml2's attribute layout (name, value start, value end) for the values on the tape.
+        private var triples: [UnsafePointer<CChar>?] = []
+
+        init(sink: any FlickrXMLSink) { self.sink = sink }
+
+        /// Replays one chunk; the outcome once the tape says done or fail, else nil.
+        mutating func play(_ chunk: Chunk) -> Result<String, FlickrParseError>? {
+            let raw = UnsafeRawBufferPointer(start: chunk.base, count: chunk.count)
+            do {
+                var at = 0
+                func int() -> Int {
+                    let v = raw.loadUnaligned(fromByteOffset: at, as: Int32.self)
+                    at += 4
+                    return Int(v)
+                }
+                func slice(_ n: Int) -> UnsafeRawBufferPointer {
+                    defer { at += n }
+                    return UnsafeRawBufferPointer(rebasing: raw[at..<(at + n)])
+                }
+                while at < raw.count {
+                    let op = Op(rawValue: raw[at])
+                    at += 1
+                    switch op {
+                    case .name?:
+                        let text = String(decoding: slice(int()), as: UTF8.self)
+                        names.append(sink.makeName(text))
+                    case .begin?:
+                        let element = names[int()]
+                        let count = int()
+                        tokens.removeAll(keepingCapacity: true)
+                        triples.removeAll(keepingCapacity: true)
+                        for _ in 0..<count {
+                            let token = int()
+                            tokens.append(token >= 0 ? names[token] : -1)
+                            let value = slice(int())
+                            let start = value.baseAddress?.assumingMemoryBound(to: CChar.self)
+                            triples.append(nil)
+                            triples.append(start)
+                            triples.append(start.map { $0 + value.count })
+                        }
+                        tokens.withUnsafeBufferPointer { t in
+                            triples.withUnsafeMutableBufferPointer { r in
+                                let raw = FlickrXMLAttributes(base: r.baseAddress, count: count, decoded: true)
+                                sink.begin(element: element, attributes: FlickrXMLSinkAttributes(tokens: t, raw: raw))
+                            }
+                        }
+                    case .end?:
+                        let element = names[int()]
+                        let placement = FlickrXMLTape.placement(raw[at]) ?? .field
+                        at += 1
+                        let empty = int()
+                        let length = int()
+                        sink.end(element: element, text: length >= 0 ? slice(length) : nil, emptyList: empty >= 0 ? names[empty] : nil,
+                                 placement: placement)
+                    case .done?:
+                        return .success(String(decoding: slice(int()), as: UTF8.self))
+                    case .fail?:
+                        let line = int()
+                        let message = String(decoding: slice(int()), as: UTF8.self)
+                        return .failure(FlickrParseError(message: message, line: line > 0 ? line : nil))
+                    case nil:
+                        return .failure(FlickrParseError(message: "XMLTape: unknown record \(raw[at - 1])"))
+                    }
+                }
+                return nil
+            }
+        }
+    }
+}
