@@ -14,8 +14,12 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
             """,
         version: "0.1.0")
 
-    @Option(help: "Interface to bind.")
+    @Option(help: "Interface to bind (a loopback address unless --allow-remote).")
     var host = "127.0.0.1"
+
+    @Flag(name: .customLong("allow-remote"),
+          help: "Allow --host to be an address other machines can reach (the sandbox prints its secrets and checks no real user).")
+    var allowRemote = false
 
     @Option(help: "TCP port (0 picks a free one).")
     var port = 0
@@ -46,6 +50,10 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard allowRemote || Self.isLoopback(host) else {
+            throw ValidationError("--host \(host) is not a loopback address: the sandbox prints its keys and secrets and "
+                                  + "anyone who reaches it can use them; give --allow-remote to serve other machines anyway")
+        }
         if let rateLimit, rateLimit < 1 { throw ValidationError("--rate-limit must be at least 1") }
         guard latency >= 0 else { throw ValidationError("--latency must not be negative") }
         if let budget {
@@ -54,6 +62,14 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
         for spec in [faults, imageFaults].compactMap({ $0 }) {
             do { _ = try FaultSpec.parse(spec) } catch { throw ValidationError("\(error)") }
         }
+    }
+
+    /// 127.0.0.0/8, ::1 and localhost.
+    static func isLoopback(_ host: String) -> Bool {
+        let h = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        if h == "localhost" || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }
+        let parts = h.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 
     func run() async throws {

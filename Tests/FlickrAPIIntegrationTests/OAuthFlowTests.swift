@@ -37,6 +37,29 @@ import FlickrTestSupport
         }
     }
 
+    /// The loopback receiver answers strays with 404 and keeps waiting; after its one expected
+    /// request it stops listening.
+    @Test func loopbackReceiverTakesOneRequest() async throws {
+        let receiver = try await LoopbackCallbackReceiver.start()
+        defer { Task { await receiver.stop() } }
+        let base = String(receiver.callbackURL.dropLast("/callback".count))
+        #expect(try await SandboxHarness.fetch(base + "/favicon.ico").status == 404)
+        #expect(try await SandboxHarness.fetch(receiver.callbackURL + "?oauth_token=t&oauth_verifier=v").status == 200)
+        let got = try await receiver.waitForCallback(timeout: 10)
+        #expect(got.token == "t" && got.verifier == "v")
+        var refused = false
+        for _ in 0..<50 {  // the close is asynchronous: until it lands, a connect may still succeed
+            do {
+                _ = try await SandboxHarness.fetch(receiver.callbackURL + "?oauth_token=x&oauth_verifier=y")
+                try await Task.sleep(for: .milliseconds(20))
+            } catch {
+                refused = true
+                break
+            }
+        }
+        #expect(refused, "the receiver still answers after its one request")
+    }
+
     @Test func wrongVerifierIsRejected() async throws {
         try await SandboxHarness.with(token: false) { h in
             let request = try await h.client.requestToken(callback: "oob")

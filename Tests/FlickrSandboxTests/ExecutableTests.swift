@@ -31,11 +31,29 @@ struct ExecutableTests {
         #expect(status == 0)
     }
 
+    @Test("--allow-remote lets --host be another interface; loopback names need no flag")
+    func allowRemote() async throws {
+        for args in [["--host", "0.0.0.0", "--allow-remote"], ["--host", "localhost"], ["--host", "127.0.0.2"]] {
+            let sandbox = try InteractiveProcess(try Products.executable("flickr-sandbox"), args + ["--port", "0"],
+                                                 environment: ProcessInfo.processInfo.environment)
+            defer { if sandbox.process.isRunning { sandbox.process.terminate() } }
+            let ready = await sandbox.waitForLine(timeout: 60) { $0 == "ready" }
+            #expect(ready != nil, "\(args): \(sandbox.stderr)")
+            sandbox.process.terminate()
+            _ = await sandbox.wait(timeout: 10)
+        }
+    }
+
     @Test("Bad options exit non-zero with a message")
     func badOptions() async throws {
         for args in [["--faults", "boom=1"], ["--port", "70000"], ["--rate-limit", "0"], ["--image-faults", "5xx=2"], ["--budget", "3"], ["--budget", "0/60"]] {
             let r = try await Products.run(try Products.executable("flickr-sandbox"), args, timeout: 10)
             #expect(!r.timedOut && r.status != 0 && !r.stderr.isEmpty, "\(args)")
+        }
+        // Only loopback unless asked: the sandbox prints its secrets.
+        for host in ["0.0.0.0", "192.168.1.10", "::"] {
+            let r = try await Products.run(try Products.executable("flickr-sandbox"), ["--host", host], timeout: 10)
+            #expect(!r.timedOut && r.status != 0 && r.stderr.contains("--allow-remote"), "\(host): \(r.stderr)")
         }
     }
 }

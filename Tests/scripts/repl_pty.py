@@ -545,8 +545,43 @@ def installed(a, home):
         ok("flickr.test.ec<TAB> completes from the compiled-in catalog and the call runs")
 
 
+def secrets(a, home):
+    """The REPL with real credentials (the FLICKR_* and XDG_* variables of this driver's
+    environment) and --debug: nothing it shows, traces or keeps in its history holds one of the
+    space-separated SECRETS."""
+    env = base_env(home)
+    for k in ("FLICKR_ENDPOINT", "FLICKR_API_KEY", "FLICKR_API_SECRET", "FLICKR_OAUTH_TOKEN", "FLICKR_OAUTH_TOKEN_SECRET",
+              "XDG_STATE_HOME", "XDG_CONFIG_HOME"):
+        if k in os.environ:
+            env[k] = os.environ[k]
+    secret_values = [x for x in os.environ.get("SECRETS", "").split() if x]
+    if not secret_values:
+        raise Fail("no SECRETS given")
+    with repl(a, home, args=("--debug",), env=env) as s:
+        s.send("flickr.config()\r")
+        s.expect("token_secret", "flickr.config() shows the settings")
+        s.prompt()
+        s.send("flickr.test.login().user.username._text\r")
+        s.expect('"', "flickr.test.login() answers")
+        s.prompt()
+        s.send("flickr.configure{ timeout = 20 }\r")
+        s.prompt()
+    history = os.path.join(env.get("XDG_STATE_HOME", os.path.join(home, "state")), "flickr", "history")
+    if not os.path.exists(history):
+        raise Fail(f"no history at {history}")
+    with open(history, encoding="utf-8", errors="replace") as f:
+        kept = f.read()
+    shown = "".join(x.transcript() for x in SESSIONS)
+    for secret in secret_values:
+        if secret in shown:
+            raise Fail("the REPL showed a secret")
+        if secret in kept:
+            raise Fail("the history holds a secret")
+    ok("no secret in what the REPL showed, traced (--debug) or kept in its history")
+
+
 SCENARIOS = {f.__name__: f for f in (completion, pager, multiline, errors, commands, cancel, interrupt, history, color, plain,
-                                     installed)}
+                                     installed, secrets)}
 
 
 def main():

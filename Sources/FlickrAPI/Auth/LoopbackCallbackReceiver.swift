@@ -9,7 +9,9 @@ import Synchronization
 /// (`/callback?oauth_token=…&oauth_verifier=…`) during a desktop login.
 ///
 /// Only loopback is bound. Requests without the two parameters (favicon, a stray probe) get a
-/// 404 and the receiver keeps waiting; a browser speaking TLS to it just gets the connection closed.
+/// 404 and the receiver keeps waiting; a browser speaking TLS to it just gets the connection
+/// closed. The one expected request is the last: once it has come, the listening socket closes,
+/// so nothing else on the machine can reach the receiver.
 public final class LoopbackCallbackReceiver: Sendable {
     /// The URL to pass as `oauth_callback`.
     public let callbackURL: String
@@ -87,8 +89,12 @@ private final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable 
         let pairs = Dictionary(FormEncoding.parse(query), uniquingKeysWith: { a, _ in a })
         let status: HTTPResponseStatus
         let page: String
-        if let token = pairs["oauth_token"], let verifier = pairs["oauth_verifier"] {
+        let expected = pairs["oauth_token"].flatMap { token in pairs["oauth_verifier"].map { (token, $0) } }
+        if let (token, verifier) = expected {
             continuation.yield((token, verifier))
+            continuation.finish()
+            // Stop listening: the one request it waited for has come.
+            context.channel.parent?.close(promise: nil)
             status = .ok
             page = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>SwiftFlickr</title></head>"
                 + "<body><h1>Authorised</h1><p>You can close this window and return to the terminal.</p></body></html>"

@@ -125,7 +125,7 @@ extension FlickrClient {
             logger.trace("✗ \(method): \(error.kind.rawValue): \(error.message)")
             throw error
         }
-        logger.trace("← \(result.status) \(method) \(result.body.count) bytes in \(ContinuousClock.now - start): \(ResponseClassifier.excerpt(result.body, limit: 300))")
+        logger.trace("← \(result.status) \(method) \(result.body.count) bytes in \(ContinuousClock.now - start): \(Redaction.scrub(ResponseClassifier.excerpt(result.body, limit: 300), secrets: self.credentialValues))")
         do {
             return try interpret(result, method)
         } catch {
@@ -201,15 +201,24 @@ extension FlickrClient {
             + signed.headers.filter { $0.0 == "Authorization" }.map { " Authorization: \(Redaction.redactAuthorization($0.1))" }.joined()
     }
 
-    /// Attaches the base string we signed to OAuth errors, and keeps secrets out of messages.
+    /// Attaches the base string we signed to OAuth errors, and keeps secrets out of messages;
+    /// the token, an identifier, is shown shortened as in traces (in both base strings alike,
+    /// so that they still compare).
     func scrubbed(_ error: FlickrError, signed spec: HTTPRequestSpec) -> FlickrError {
         var e = error
         if e.kind == .oauth { e.signedBaseString = spec.signedBaseString }
-        let ctx = context
-        let secrets = [ctx.sharedSecret, ctx.oauthTokenSecret]
+        let secrets = credentialValues
         e.message = Redaction.scrub(e.message, secrets: secrets)
         e.bodyExcerpt = e.bodyExcerpt.map { Redaction.scrub($0, secrets: secrets) }
+        e.debugSBS = e.debugSBS.map { Redaction.scrub($0, secrets: secrets) }
+        e.signedBaseString = e.signedBaseString.map { Redaction.scrub($0, secrets: secrets) }
         return e
+    }
+
+    /// The context's secrets and tokens, for ``Redaction/scrub(_:secrets:)`` of free text.
+    var credentialValues: [String?] {
+        let ctx = context
+        return [ctx.sharedSecret, ctx.oauthTokenSecret, ctx.oauthToken, ctx.authToken]
     }
 
     /// Runs `attempt` under the rate limiter (API calls; image downloads pass `rateLimited:

@@ -1,0 +1,97 @@
+import FlickrSandbox
+import Foundation
+import Testing
+import FlickrTestSupport
+
+/// No secret leaves the profile file: every subcommand, a script, the REPL and `--debug` run
+/// with a known application secret and token secret, and all they print, trace and write — the
+/// history, the job database, a plan file, the sandbox's access log — is searched for them.
+/// Files that hold user data are 0600 in 0700 directories.
+@Suite(.timeLimit(.minutes(5)), .tags(.command), .kind("command"))
+struct SecretsTests {
+    @Test func secretsStayInTheProfile() async throws {
+        let world = try CommandWorld("secrets")
+        defer { try? FileManager.default.removeItem(at: world.directory) }
+        let log = world.directory.appendingPathComponent("access.jsonl")
+        var configuration = SandboxConfiguration()
+        configuration.logFile = log.path
+        let server = try await FlickrSandboxServer.start(configuration)
+        let c = server.credentials
+        let secrets = [c.apiSecret, c.oauthTokenSecret]
+        #expect(secrets.allSatisfy { $0.count >= 8 })
+        let env = world.environment.merging([
+            "FLICKR_ENDPOINT": server.url, "FLICKR_API_KEY": c.apiKey, "FLICKR_API_SECRET": c.apiSecret,
+            "FLICKR_OAUTH_TOKEN": c.oauthToken, "FLICKR_OAUTH_TOKEN_SECRET": c.oauthTokenSecret,
+        ]) { $1 }
+        let dir = world.directory
+        try Data([0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 5_000)).write(to: dir.appendingPathComponent("cat.jpg"))
+        try "print(flickr.config().secret, flickr.config().token_secret)\nflickr.photos.getInfo{ photo_id = '0' }\n"
+            .write(to: dir.appendingPathComponent("script.lua"), atomically: true, encoding: .utf8)
+        let plan = dir.appendingPathComponent("plan.json")
+
+        var printed: [(String, Products.Result)] = []
+        func run(_ args: [String], _ environment: [String: String] = env, stdin: String? = nil) async throws {
+            let r = try await Products.run(world.flickr, args, environment: environment, stdin: stdin, directory: dir, timeout: 120)
+            #expect(!r.timedOut, "flickr \(args) timed out")
+            printed.append((args.joined(separator: " "), r))
+        }
+        try await run(["--debug", "call", "flickr.test.echo", "a=1"])
+        try await run(["--debug", "call", "flickr.photos.search", "user_id=me", "per_page=2", "extras=tags", "--json"])
+        try await run(["--debug", "whoami"])
+        try await run(["--debug", "script.lua"])
+        try await run(["--debug", "-e", "for k, v in pairs(flickr.config()) do print(k, v) end print(flickr.test.login())"])
+        try await run(["--debug", "upload", "cat.jpg", "--tags", "secretstest"])
+        try await run(["--debug", "download", "--search", "user_id=me", "tags=secretstest", "--dir", "got"])
+        try await run(["--debug", "retag", "plan", "--add", "checked", "--query", "tags=secretstest", "--out", plan.path])
+        try await run(["--debug", "retag", "apply", "last", "--yes"])
+        try await run(["jobs", "--json"])
+        try await run(["--debug", "retag", "undo", "last", "--yes"])
+        try await run(["help", "photos.search"])
+        // A failing signature (a wrong secret): the error shows base strings, never a secret.
+        try await run(["--debug", "call", "flickr.test.login"], env.merging(["FLICKR_API_SECRET": "wrong-secret-value"]) { $1 })
+        // The REPL (plain mode), and the same through a pseudo-terminal with history kept.
+        try await run(["--debug", "-i"], env, stdin: "flickr.config()\nflickr.test.login()\n:doc photos.search\n")
+        let pty = try await Products.python("repl_pty.py", ["secrets", "--flickr", world.flickr.path],
+                                            environment: env.merging(["SECRETS": secrets.joined(separator: " ")]) { $1 }, timeout: 120)
+        #expect(pty.status == 0 && !pty.timedOut, "pty: \(pty.stdout.suffix(1500))")
+        printed.append(("repl (pty)", pty))
+        try? await server.stop()
+
+        for (what, r) in printed {
+            for secret in secrets {
+                #expect(!r.stdout.contains(secret) && !r.stderr.contains(secret), "\(what) printed a secret")
+            }
+            // Traces show the token shortened.
+            if what.hasPrefix("--debug") { #expect(!r.stderr.contains(c.oauthToken), "\(what) traced the whole token") }
+        }
+        #expect(printed.contains { $0.0.hasPrefix("--debug call flickr.test.echo") && $0.1.stderr.contains("→ GET") },
+                "the trace was on (the check above would prove nothing)")
+        // Every file the runs wrote, except the profiles, and the sandbox's access log.
+        var files = [log, plan]
+        let enumerator = FileManager.default.enumerator(at: dir, includingPropertiesForKeys: nil)
+        while let url = enumerator?.nextObject() as? URL {
+            if url.path.contains("/flickr/profiles/") { continue }
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue { files.append(url) }
+        }
+        let stateFiles = files.filter { $0.path.contains("/state/flickr/") }
+        #expect(stateFiles.contains { $0.lastPathComponent == "jobs.sqlite" }, "\(stateFiles)")
+        #expect(stateFiles.contains { $0.lastPathComponent == "history" }, "\(stateFiles)")
+        for file in files {
+            let data = (try? Data(contentsOf: file)) ?? Data()
+            for secret in secrets {
+                #expect(data.range(of: Data(secret.utf8)) == nil, "\(file.path) holds a secret")
+            }
+        }
+        // User data is private: 0600 files in 0700 directories.
+        for file in stateFiles where ["jobs.sqlite", "history"].contains(file.lastPathComponent) {
+            #expect(try Self.mode(file) == 0o600, "\(file.path)")
+            #expect(try Self.mode(file.deletingLastPathComponent()) == 0o700, "\(file.deletingLastPathComponent().path)")
+        }
+    }
+
+    static func mode(_ url: URL) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+        return ((attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1) & 0o777
+    }
+}
