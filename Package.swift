@@ -161,6 +161,15 @@ let package = Package(
             name: "flickr-demo",
             dependencies: ["FlickrAPI", "FlickrProtocol", "FlickrSandbox"]
         ),
+        // The fuzz targets (scripts/fuzz runs them under libFuzzer; the tests replay their corpora).
+        .target(
+            name: "FlickrFuzzTargets",
+            dependencies: ["FlickrProtocol", "FlickrAPI", "FlickrLua", "LuaKit", "FlickrSandbox", "FlickrShell"]
+        ),
+        .executableTarget(
+            name: "flickr-fuzz",
+            dependencies: ["FlickrFuzzTargets"]
+        ),
         // scripts/bench: measurements side by side with Python (run in release mode).
         .executableTarget(
             name: "flickr-bench",
@@ -211,6 +220,7 @@ let package = Package(
             name: "FlickrShellTests",
             dependencies: [
                 "FlickrShell", "FlickrSandbox", "FlickrAPI", "FlickrTestSupport", "FlickrLua", "LuaKit", "FlickrProtocol",
+                "FlickrFuzzTargets",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

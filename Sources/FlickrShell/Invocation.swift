@@ -8,7 +8,7 @@ import FlickrProtocol
 /// Global options (``CommandLineSpec/globalOptions``) come first: `--sandbox[=DATA.json]`,
 /// `--endpoint URL`, `--profile NAME`, `--debug`, `--no-color`, `--help`, `--version`. Then lua.c's: `-e chunk`, `-l [g=]mod`, `-i`, `-v`, `-E`, `-W`, `--`,
 /// `-`. The first other argument is a subcommand word (no `/`, no `.lua`) or the script.
-struct Invocation: Equatable {
+package struct Invocation: Equatable {
     /// A `-e` or `-l` in command-line order (lua.c runs them in order, before the script).
     enum Action: Equatable {
         case execute(String)
@@ -50,9 +50,9 @@ struct Invocation: Equatable {
     static let subcommands = Set(CommandLineSpec.subcommands.map(\.name))
 
     /// A usage problem: exit status 2 (lua.c prints usage and exits 1; CLI.md wants 2).
-    struct UsageError: Error, Equatable, CustomStringConvertible {
+    package struct UsageError: Error, Equatable, CustomStringConvertible {
         var message: String
-        var description: String { message }
+        package var description: String { message }
     }
 
     /// Applies the global option at `argv[i]` if it is one; returns how many words it took
@@ -93,7 +93,7 @@ struct Invocation: Equatable {
     }
 
     /// Parses `argv` (with `argv[0]`).
-    static func parse(_ argv: [String]) throws(UsageError) -> Invocation {
+    package static func parse(_ argv: [String]) throws(UsageError) -> Invocation {
         var inv = Invocation()
         let program = argv.first ?? "flickr"
         var i = 1

@@ -66,7 +66,7 @@ struct FaultTests {
         }
     }
 
-    @Test("Faults spare the OAuth endpoints and can be switched off at run time")
+    @Test("Faults hit the token endpoints, spare the authorize page, and can be switched off at run time")
     func faultsScope() async throws {
         try await withSandbox(SandboxConfiguration(faults: try FaultSpec.parse("5xx=1"))) { server in
             let rest = try await TestHTTP.get(server.url + "/services/rest/?method=flickr.test.echo&api_key=" + server.credentials.apiKey)
@@ -74,6 +74,8 @@ struct FaultTests {
             #expect(rest.body.contains("<!-- status code : \(rest.status) -->"))
             let authorize = try await TestHTTP.get(server.url + "/services/oauth/authorize?oauth_token=nope&perms=read")
             #expect(authorize.status == 400)
+            let requestToken = try await TestHTTP.get(server.url + "/services/oauth/request_token?oauth_consumer_key=x")
+            #expect(requestToken.status == 502 || requestToken.status == 503)
             await server.setFaults(.none)
             let again = try await TestHTTP.get(server.url + "/services/rest/?method=flickr.test.echo&api_key=" + server.credentials.apiKey)
             #expect(again.status == 200)

@@ -17,6 +17,9 @@ public enum FaultKind: String, Sendable, CaseIterable, Hashable {
     /// Flickr's API error 106 "Write operation failed" (HTTP 200), on REST write calls; the
     /// write does not happen. (Drawn for a read, it answers normally.)
     case writeFailed = "106"
+    /// A 200 whose body stops halfway and then nothing more comes, the connection held open
+    /// (up to two minutes): only the client's deadline ends the wait.
+    case stall
 }
 
 /// Probabilities of injected failures, e.g. `5xx=0.1,429=0.05,reset=0.01,truncate=0.01,html=0.02,105=0.01,106=0.01`.

@@ -83,15 +83,30 @@ struct SandboxResponder: HTTPResponder {
         let route = Self.route(path)
         entry.path = path
         entry.note(FormEncoding.parse(queryString).reduce(into: [:]) { $0[$1.0] = $1.1 })
+        // A form-posted call is read before any fault is drawn, so that the access log names
+        // the method of every request that arrived, answered or not.
+        var formBody: [(String, String)]?
+        let contentType = request.headers[.contentType] ?? ""
+        if request.method == .post, route != .upload, route != .replace, route != .image {
+            guard let buffer = try? await request.collectBody(upTo: Self.maxFormBody) else {
+                return entry.answer(.html(413, "<html><body><h1>413 Request Entity Too Large</h1></body></html>\n"))
+            }
+            let fields = Self.formFields(contentType: contentType, bytes: Array(buffer.readableBytesView))
+            formBody = fields
+            entry.note(fields.reduce(into: [:]) { $0[$1.0] = $1.1 })
+        }
         let latency = engine.controls.latencyMilliseconds
         if latency > 0 { try? await Task.sleep(for: .milliseconds(latency)) }
 
         var truncate = false
+        var stall = false
         var apiFault: FaultKind?
         let api = route == .rest || route == .upload || route == .replace
-        if api || route == .image {
+        // The OAuth token endpoints fail like the API (Flickr's do too), short of API errors.
+        let tokens = route == .requestToken || route == .accessToken
+        if api || tokens || route == .image {
             if api { guard engine.controls.admit() else { return entry.answer(Self.tooManyRequests()) } }
-            let drawn = api ? engine.controls.drawFault() : engine.controls.drawImageFault()
+            let drawn = api || tokens ? engine.controls.drawFault() : engine.controls.drawImageFault()
             switch drawn {
             case .reset?:
                 await Self.reset(context.channel)
@@ -104,6 +119,8 @@ struct SandboxResponder: HTTPResponder {
                 return entry.answer(.html(200, Self.maintenancePage))
             case .truncate?:
                 truncate = true
+            case .stall?:
+                stall = true
             case .unavailable?, .writeFailed?:
                 // Flickr's own error answers, on REST calls only (decided once the method is known).
                 if route == .rest { apiFault = drawn }
@@ -117,7 +134,6 @@ struct SandboxResponder: HTTPResponder {
             header.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("oauth ")
                 ? OAuthParameters.parseAuthorizationHeader(header) : nil
         }
-        let contentType = request.headers[.contentType] ?? ""
         var sandboxRequest = SandboxRequest(verb: request.method.rawValue, path: path, host: host,
                                             query: FormEncoding.parse(queryString), authorization: authorization, body: [])
         let reply: SandboxReply
@@ -142,12 +158,7 @@ struct SandboxResponder: HTTPResponder {
         case .unknown:
             reply = .notFound()
         default:
-            if request.method == .post {
-                guard let buffer = try? await request.collectBody(upTo: Self.maxFormBody) else {
-                    return entry.answer(.html(413, "<html><body><h1>413 Request Entity Too Large</h1></body></html>\n"))
-                }
-                sandboxRequest.body = Self.formFields(contentType: contentType, bytes: Array(buffer.readableBytesView))
-            }
+            if let formBody { sandboxRequest.body = formBody }
             switch route {
             case .rest:
                 if let refusal = overBudget(sandboxRequest) {
@@ -167,7 +178,7 @@ struct SandboxResponder: HTTPResponder {
         }
         entry.note(sandboxRequest.parameters)
         entry.note(reply)
-        if truncate { return Self.truncated(reply, channel: context.channel) }
+        if truncate || stall { return Self.truncated(reply, channel: context.channel, stall: stall) }
         return Self.response(reply)
     }
 
@@ -274,8 +285,8 @@ struct SandboxResponder: HTTPResponder {
     }
 
     /// A 200 that declares the whole body but sends only the first half, then closes.
-    static func truncated(_ reply: SandboxReply, channel: any Channel) -> Response {
-        if let file = reply.file { return truncated(file: file, headers: reply.headers, channel: channel) }
+    static func truncated(_ reply: SandboxReply, channel: any Channel, stall: Bool = false) -> Response {
+        if let file = reply.file { return truncated(file: file, headers: reply.headers, channel: channel, stall: stall) }
         var full = reply.body
         if full.count < 2 { full = Array("<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"ok\">\n</rsp>\n".utf8) }
         var fields = HTTPFields()
@@ -287,14 +298,25 @@ struct SandboxResponder: HTTPResponder {
         let half = Array(full[..<(full.count / 2)])
         return Response(status: .ok, headers: fields, body: ResponseBody { writer in
             try await writer.write(ByteBuffer(bytes: half))
+            if stall { await holdOpen(channel) }
             try? await Task.sleep(for: .milliseconds(5))
             try? await channel.close()
             throw ConnectionDropped()
         })
     }
 
+    /// The `stall` fault: nothing more is sent while the client keeps the connection, for at
+    /// most two minutes (the client's deadline is what ends it).
+    static func holdOpen(_ channel: any Channel) async {
+        let clock = ContinuousClock()
+        let end = clock.now + .seconds(120)
+        while channel.isActive, clock.now < end {
+            do { try await Task.sleep(for: .milliseconds(50)) } catch { return }
+        }
+    }
+
     /// A file reply cut in half: the whole length declared, half the bytes sent, then closed.
-    static func truncated(file: URL, headers: [(String, String)], channel: any Channel) -> Response {
+    static func truncated(file: URL, headers: [(String, String)], channel: any Channel, stall: Bool = false) -> Response {
         let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
         var fields = HTTPFields()
         for (name, value) in headers {
@@ -307,6 +329,7 @@ struct SandboxResponder: HTTPResponder {
             defer { try? handle.close() }
             let half = try await NIOThreadPool.singleton.runIfActive { try handle.read(upToCount: size / 2) ?? Data() }
             try await writer.write(ByteBuffer(bytes: half))
+            if stall { await holdOpen(channel) }
             try? await Task.sleep(for: .milliseconds(5))
             try? await channel.close()
             throw ConnectionDropped()

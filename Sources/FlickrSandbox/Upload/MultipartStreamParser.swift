@@ -7,23 +7,23 @@ import Darwin
 #endif
 
 /// Why a multipart body could not be read.
-struct MultipartError: Error, Sendable, CustomStringConvertible {
+package struct MultipartError: Error, Sendable, CustomStringConvertible {
     var message: String
-    var description: String { message }
+    package var description: String { message }
 }
 
 /// A streaming `multipart/form-data` reader: bytes go in as they arrive, part boundaries and
 /// part data come out, and only a delimiter's worth of bytes is ever held back. Bodies of any
 /// size pass through in constant memory.
-struct MultipartStreamParser {
+package struct MultipartStreamParser {
     /// One part's headers.
-    struct PartHead: Sendable {
-        var name: String
-        var filename: String?
-        var contentType: String?
+    package struct PartHead: Sendable, Equatable {
+        package var name: String
+        package var filename: String?
+        package var contentType: String?
     }
 
-    enum Event {
+    package enum Event {
         case begin(PartHead)
         case data(UnsafeRawBufferPointer)
         case end
@@ -37,17 +37,17 @@ struct MultipartStreamParser {
     /// Limit for one part's header block.
     private let maxHeaderBytes = 16 * 1024
 
-    var isComplete: Bool { state == .done }
+    package var isComplete: Bool { state == .done }
 
     /// `boundary` from the Content-Type parameter.
-    init(boundary: String) {
+    package init(boundary: String) {
         delimiter = Array("\r\n--\(boundary)".utf8)
         // A virtual CRLF lets the first boundary match the same delimiter as the others.
         buffer = [13, 10]
     }
 
     /// The boundary parameter of a `multipart/form-data` Content-Type, nil for anything else.
-    static func boundary(fromContentType contentType: String) -> String? {
+    package static func boundary(fromContentType contentType: String) -> String? {
         let parts = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
         guard let kind = parts.first, kind.lowercased() == "multipart/form-data" else { return nil }
         for p in parts.dropFirst() {
@@ -61,7 +61,7 @@ struct MultipartStreamParser {
     }
 
     /// Feeds the next bytes of the body; `handler` receives the events in order.
-    mutating func feed(_ bytes: UnsafeRawBufferPointer, _ handler: (Event) throws -> Void) throws {
+    package mutating func feed(_ bytes: UnsafeRawBufferPointer, _ handler: (Event) throws -> Void) throws {
         guard state != .done else { return }
         buffer.append(contentsOf: bytes)
         var consumed = 0
@@ -131,7 +131,7 @@ struct MultipartStreamParser {
     }
 
     /// Call after the last bytes: fails when the closing delimiter never came.
-    func finish() throws {
+    package func finish() throws {
         guard state == .done else { throw MultipartError(message: "the multipart body ended before its closing boundary") }
     }
 

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""scripts/bench --soak: 50,000 reads through `flickr` against a separate flickr-sandbox that
+injects 5 % of every fault kind (5xx, 429, reset, truncated body, HTML page, 105; 106 applies
+to writes only, so reads never see it). Goals: every read succeeds (retries), the client's RSS
+grows by at most 1 MiB after warm-up, its open file descriptors do not grow, the sandbox's RSS
+stays bounded. The client prints a line per batch; this script samples both processes then.
+RSS is sampled after a full Lua collection, so it shows what is kept, not what awaits the GC."""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from bench_sandbox import Sandbox  # noqa: E402
+
+SCRIPT = r"""
+local total, batch = tonumber(arg[1]), tonumber(arg[2])
+flickr.configure{ retries = 14, timeout = 10 }
+local ids = {}
+for i = 1, batch do ids[i] = i end
+local done = 0
+while done < total do
+  local results = flickr.map(ids, function(i) return flickr.test.echo{ i = i, batch = done } end, { concurrency = 32 })
+  for i = 1, batch do assert(results[i].i._text == tostring(i), "read " .. i .. " of batch " .. done) end
+  done = done + batch
+  collectgarbage()
+  io.write("done ", done, "\n")
+  io.flush()
+end
+"""
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return -1
+
+
+def fds(pid):
+    return len(os.listdir("/proc/%d/fd" % pid))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--soak-calls", type=int, default=50_000)
+    ap.add_argument("--batch", type=int, default=1_000)
+    args, _ = ap.parse_known_args()
+    faults = "5xx=0.05,429=0.05,reset=0.05,truncate=0.05,html=0.05,105=0.05,106=0.05"
+    sandbox = Sandbox(os.path.join(args.bin, "flickr-sandbox"), ["--faults", faults])
+    try:
+        i = sandbox.info
+        with tempfile.TemporaryDirectory(prefix="flickr-soak-") as tmp:
+            script = os.path.join(tmp, "soak.lua")
+            with open(script, "w") as f:
+                f.write(SCRIPT)
+            env = dict(os.environ, FLICKR_ENDPOINT=i["url"], FLICKR_API_KEY=i["api_key"], FLICKR_API_SECRET=i["api_secret"],
+                       FLICKR_OAUTH_TOKEN=i["oauth_token"], FLICKR_OAUTH_TOKEN_SECRET=i["oauth_token_secret"],
+                       HOME=tmp, XDG_CONFIG_HOME=tmp, XDG_STATE_HOME=tmp)
+            start = time.perf_counter()
+            proc = subprocess.Popen([os.path.join(args.bin, "flickr"), script, str(args.soak_calls), str(args.batch)],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+            samples = []
+            for line in proc.stdout:
+                if line.startswith("done "):
+                    samples.append((int(line.split()[1]), rss_kib(proc.pid), fds(proc.pid), rss_kib(sandbox.proc.pid)))
+            err = proc.stderr.read()
+            status = proc.wait(timeout=3600)
+            seconds = time.perf_counter() - start
+    finally:
+        sandbox.stop()
+    if status != 0 or not samples or samples[-1][0] < args.soak_calls:
+        print("soak: the client failed (status %d): %s" % (status, err[-2000:]))
+        sys.exit(1)
+    warm = next((s for s in samples if s[0] >= args.soak_calls // 10), samples[0])
+    last = samples[-1]
+    growth_kib = max(s[1] for s in samples if s[0] >= warm[0]) - warm[1]
+    fd_growth = max(s[2] for s in samples if s[0] >= warm[0]) - warm[2]
+    sandbox_peak = max(s[3] for s in samples)
+    rows = [
+        ("soak: %d reads, 5 %% of each fault kind" % last[0], "%.0f s, %.0f reads/s, all succeeded" % (seconds, last[0] / seconds), True),
+        ("  client RSS after warm-up (%d reads)" % warm[0],
+         "%.1f → %.1f MiB, growth %.2f MiB (goal ≤ 1 MiB)" % (warm[1] / 1024, last[1] / 1024, growth_kib / 1024), growth_kib <= 1024),
+        ("  client open descriptors", "%d → %d (goal: no growth)" % (warm[2], last[2]), fd_growth <= 0),
+        ("  sandbox RSS", "first %.1f MiB, peak %.1f MiB, last %.1f MiB" % (samples[0][3] / 1024, sandbox_peak / 1024, last[3] / 1024),
+         True),
+    ]
+    width = max(len(r[0]) for r in rows)
+    for name, figures, ok in rows:
+        print(f"{name:<{width}}  {figures}  →  {'MET' if ok else 'NOT MET'}")
+    print("samples (reads, client RSS KiB, client fds, sandbox RSS KiB): " + " ".join("%d/%d/%d/%d" % s for s in samples))
+
+
+if __name__ == "__main__":
+    main()
