@@ -166,9 +166,10 @@ let package = Package(
             name: "FlickrFuzzTargets",
             dependencies: ["FlickrProtocol", "FlickrAPI", "FlickrLua", "LuaKit", "FlickrSandbox", "FlickrShell"]
         ),
+        .target(name: "CFuzzerDriver"),
         .executableTarget(
             name: "flickr-fuzz",
-            dependencies: ["FlickrFuzzTargets"]
+            dependencies: ["FlickrFuzzTargets", "CFuzzerDriver"]
         ),
         // scripts/bench: measurements side by side with Python (run in release mode).
         .executableTarget(

@@ -145,13 +145,20 @@ struct REPLLuaModuleTests {
         #expect(parts[13] == "0", "completion called an __index function")
     }
 
+    /// The real module with the REPL's helpers, pointed where nothing listens (completion must
+    /// never call the network; a call would fail).
+    static func completionSession() async throws -> (FlickrLuaSession, REPLSupport) {
+        var options = FlickrLuaSession.Options(environment: [:])
+        options.settings.endpoint = "http://127.0.0.1:9/"
+        let session = try await FlickrLuaSession(options)
+        let support = try await session.runtime.perform { state in try REPLSupport.load(on: state) }
+        return (session, support)
+    }
+
     @Test("completion through the REPL bridge offers the catalog's flickr.photos.ge… with no network")
     func completeFlickrModule() async throws {
-        var options = FlickrLuaSession.Options(environment: [:])
-        options.settings.endpoint = "http://127.0.0.1:9/"  // nothing listens: a call would fail
-        let session = try await FlickrLuaSession(options)
+        let (session, support) = try await Self.completionSession()
         defer { session.close() }
-        let support = try await session.runtime.perform { state in try REPLSupport.load(on: state) }
         let runtime = session.runtime
         // performAndWait blocks its caller: call it from a plain thread, as readline does
         let result = await onThread { Completion.candidates(for: "x = flickr.photos.ge", runtime: runtime, support: support) }
@@ -166,11 +173,8 @@ struct REPLLuaModuleTests {
 
     @Test("completion from the catalog: argument names in a call's table (not given yet first), method names in strings and after :doc, numeric indices")
     func completeFromTheCatalog() async throws {
-        var options = FlickrLuaSession.Options(environment: [:])
-        options.settings.endpoint = "http://127.0.0.1:9/"  // nothing listens: a call would fail
-        let session = try await FlickrLuaSession(options)
+        let (session, support) = try await Self.completionSession()
         defer { session.close() }
-        let support = try await session.runtime.perform { state in try REPLSupport.load(on: state) }
         let runtime = session.runtime
         func complete(_ line: String) async -> (list: [String], start: Int) {
             await onThread { Completion.candidates(for: line, runtime: runtime, support: support) }

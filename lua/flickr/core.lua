@@ -182,15 +182,11 @@ return function(flickr, Error, Help)
     end
   end
 
-  -- Upload-date windows over a search: windows are split in two while they hold more than the
-  -- cap, then paged through; items already seen (a photo on a window's edge) are skipped.
-  local function window_source(query, opts)
-    local lo = tonumber(query.min_upload_date) or 0
-    local hi = tonumber(query.max_upload_date) or (os.time() + 86400)
-    if query.sort == nil then query.sort = "date-posted-asc" end
-    local stack, current, seen = { { lo, hi } }, nil, {}
-    -- The items not met before (by id).
-    local function unseen(items)
+  -- A filter that keeps, of a list of items, those whose id it has not met before (items
+  -- without an id pass): a photo on the edge of two windows, or listed twice, comes out once.
+  local function unseen_filter()
+    local seen = {}
+    return function(items)
       local fresh = {}
       for _, item in ipairs(items) do
         local id = type(item) == "table" and rawget(item, "id")
@@ -201,6 +197,15 @@ return function(flickr, Error, Help)
       end
       return fresh
     end
+  end
+
+  -- Upload-date windows over a search: windows are split in two while they hold more than the
+  -- cap, then paged through; items already seen (a photo on a window's edge) are skipped.
+  local function window_source(query, opts)
+    local lo = tonumber(query.min_upload_date) or 0
+    local hi = tonumber(query.max_upload_date) or (os.time() + 86400)
+    if query.sort == nil then query.sort = "date-posted-asc" end
+    local stack, current, unseen = { { lo, hi } }, nil, unseen_filter()
     local function open(w)
       local q = {}
       for k, v in next, query do q[k] = v end
@@ -272,14 +277,9 @@ return function(flickr, Error, Help)
     end
     if not opts.snapshot then return step end
     -- Snapshot: every item now, each id once; the loop then walks the list.
-    local all, seen = {}, {}
-    for item in step do
-      local id = type(item) == "table" and rawget(item, "id")
-      if id == nil or not seen[id] then
-        if id ~= nil then seen[id] = true end
-        all[#all + 1] = item
-      end
-    end
+    local all = {}
+    for item in step do all[#all + 1] = item end
+    all = unseen_filter()(all)
     local j = 0
     return function()
       j = j + 1

@@ -39,11 +39,14 @@ public enum TagString {
         return result
     }
 
-    /// A tag string for `tags`: a tag with a space is quoted.
+    /// A tag string for `tags`: a tag holding anything ``parse(_:)`` separates on (a space, a
+    /// tab, a line break) is quoted, so that parsing the string gives the tags back. (Found by
+    /// the `tags` fuzz target: a tag with a line break in it came back as two.)
     public static func join(_ tags: [String]) -> String {
         tags.map { tag in
             let t = tag.replacingAll("\"", with: "")
-            return t.contains(" ") ? "\"" + t + "\"" : t
+            let separated = t.unicodeScalars.contains { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+            return separated ? "\"" + t + "\"" : t
         }.joined(separator: " ")
     }
 

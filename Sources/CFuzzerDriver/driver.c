@@ -1,0 +1,2 @@
+/* Only the header matters (CFuzzerDriver.h); SwiftPM wants a source file in a C target. */
+#include "CFuzzerDriver.h"
