@@ -89,12 +89,13 @@ class Session:
 
 
 @contextlib.contextmanager
-def repl(a, home, args=("--sandbox",), env=None, first="first prompt", quit_with="\x04", expect_status=0, what="exit"):
-    """One REPL session, start to end: spawns `flickr ARGS` in a pty, waits for the first prompt
-    (`first=None`: the scenario does), yields the Session; on leaving normally sends `quit_with`
-    (Ctrl-D), waits for the exit and checks the status (`expect_status=None`: any). The child
-    is always closed, also when the scenario fails."""
-    s = Session(list(args), a.flickr, env if env is not None else base_env(home))
+def repl(a, home, args=("--sandbox",), env=None, first="first prompt", quit_with="\x04", expect_status=0, what="exit",
+         dimensions=(40, 200)):
+    """One REPL session, start to end: spawns `flickr ARGS` in a pty (of `dimensions` rows and
+    columns), waits for the first prompt (`first=None`: the scenario does), yields the Session; on
+    leaving normally sends `quit_with` (Ctrl-D), waits for the exit and checks the status
+    (`expect_status=None`: any). The child is always closed, also when the scenario fails."""
+    s = Session(list(args), a.flickr, env if env is not None else base_env(home), dimensions=dimensions)
     try:
         if first is not None:
             s.prompt(first)
@@ -214,8 +215,7 @@ def pager(a, home):
     :set pager off, :set items, :set depth, :set."""
     env = base_env(home)
     env["PAGER"] = "echo PAGED-BEGIN; cat; echo PAGED-END"
-    s = Session(["--sandbox"], a.flickr, env, dimensions=(24, 100))
-    try:
+    with repl(a, home, env=env, first=None, dimensions=(24, 100)) as s:
         s.expect(re.compile(rb"endpoint http://127\.0\.0\.1:\d+ \xc2\xb7 user \S+ \(\d+@N\d+\) \xc2\xb7 :help"), "banner names endpoint and user")
         s.prompt()
         ok("the banner names the endpoint and the user")
@@ -256,11 +256,6 @@ def pager(a, home):
         s.expect("depth: a positive number or all", "a bad value says what is expected")
         s.prompt()
         ok(":set pager off, :set items, :set depth, :set")
-        s.send("\x04")
-        if s.finish() != 0:
-            raise Fail("exit status")
-    finally:
-        s.close()
 
 
 def multiline(a, home):
