@@ -49,24 +49,31 @@ struct Bench {
         return -1
     }
 
+    /// XML → tree as `FlickrXML.parse` does it (two threads from 256 KiB on), and on one
+    /// thread for comparison; runs alternate.
     static func xml(file: String, runs: Int) throws {
         let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
-        _ = MethodCatalog.listRule  // learned once per process, not per parse
-        var best = Double.infinity
+        let rule = MethodCatalog.listRule  // learned once per process, not per parse
+        var best = Double.infinity, oneThread = Double.infinity
         var all: [Double] = []
         var count = 0
         var previous: FlickrNode?
-        for _ in 0..<max(1, runs) {
-            previous = nil  // free the last tree outside the timing, as the Python side does
-            let clock = ContinuousClock()
-            var tree: FlickrNode?
-            let d = try clock.measure { tree = try FlickrXML.parse(data) }
-            count = tree?["photos.photo"]?.array.count ?? 0
-            previous = tree
-            best = min(best, seconds(d))
-            all.append(seconds(d) * 1000)
+        let clock = ContinuousClock()
+        try data.withUnsafeBytes { raw in
+            for _ in 0..<max(1, runs) {
+                previous = nil  // free the last tree outside the timing, as the Python side does
+                var tree: FlickrNode?
+                let d = try clock.measure { tree = try FlickrXML.parse(raw, rule: rule) }
+                count = tree?["photos.photo"]?.array.count ?? 0
+                previous = tree
+                best = min(best, seconds(d))
+                all.append(seconds(d) * 1000)
+                previous = nil
+                oneThread = min(oneThread, seconds(try clock.measure { previous = try FlickrXML.parse(raw, rule: rule, pipelineThreshold: .max) }))
+            }
         }
-        print("{\"best_ms\": \(best * 1000), \"runs_ms\": \(all), \"photos\": \(count), \"bytes\": \(data.count)}")
+        _ = previous
+        print("{\"best_ms\": \(best * 1000), \"runs_ms\": \(all), \"one_thread_best_ms\": \(oneThread * 1000), \"photos\": \(count), \"bytes\": \(data.count)}")
     }
 
     /// Does nothing with the events: what the parser alone costs.
@@ -87,15 +94,19 @@ struct Bench {
     static func xmlFloor(file: String, runs: Int) throws {
         let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
         let rule = MethodCatalog.listRule
-        var parser = Double.infinity, mapper = Double.infinity
+        var parser = Double.infinity, mapper = Double.infinity, tapeParse = Double.infinity, tapeReplay = Double.infinity
         let clock = ContinuousClock()
         try data.withUnsafeBytes { raw in
             for _ in 0..<max(1, runs) {
                 parser = min(parser, seconds(try clock.measure { try FlickrXMLParser.parse(raw, handler: NullHandler()) }))
                 mapper = min(mapper, seconds(try clock.measure { try FlickrXMLMapper.map(raw, rule: rule, into: NullSink()) }))
+                let sides = try FlickrXMLTape.sides(raw, rule: rule, into: FlickrTreeSink())
+                tapeParse = min(tapeParse, seconds(sides.parse))
+                tapeReplay = min(tapeReplay, seconds(sides.replay))
             }
         }
-        print("{\"parser_ms\": \(parser * 1000), \"mapper_ms\": \(mapper * 1000), \"bytes\": \(data.count)}")
+        print("{\"parser_ms\": \(parser * 1000), \"mapper_ms\": \(mapper * 1000), \"tape_parse_ms\": \(tapeParse * 1000), "
+              + "\"tape_replay_tree_ms\": \(tapeReplay * 1000), \"bytes\": \(data.count)}")
     }
 
     /// The XML mapped into Lua tables on the Lua thread, both ways FlickrLua can:

@@ -45,6 +45,9 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
     @Option(help: "Milliseconds added to every answer.")
     var latency = 0
 
+    @Option(name: .customLong("close-idle"), help: ArgumentHelp("Close keep-alive connections idle this many milliseconds, unannounced.", valueName: "MS"))
+    var closeIdle: Int?
+
     @Option(name: .customLong("log"), help: "Append one JSON line per request to this file (never a secret).")
     var logFile: String?
 
@@ -56,6 +59,7 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
         }
         if let rateLimit, rateLimit < 1 { throw ValidationError("--rate-limit must be at least 1") }
         guard latency >= 0 else { throw ValidationError("--latency must not be negative") }
+        if let closeIdle, closeIdle < 1 { throw ValidationError("--close-idle must be at least 1 (milliseconds)") }
         if let budget {
             do { _ = try SandboxBudget.parse(budget) } catch { throw ValidationError("--\(error)") }
         }
@@ -78,6 +82,7 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
             faults: try faults.map(FaultSpec.parse) ?? .none, imageFaults: try imageFaults.map(FaultSpec.parse) ?? .none,
             rateLimit: rateLimit, latencyMilliseconds: latency)
         configuration.logFile = logFile
+        configuration.closeIdleMilliseconds = closeIdle
         configuration.budget = try budget.map(SandboxBudget.parse)
         let server: FlickrSandboxServer
         do {

@@ -133,4 +133,52 @@ import FlickrTestSupport
             #expect(echo["stat"]?.string == "ok")
         }
     }
+
+    /// A server that closes idle keep-alive connections after 3 ms, unannounced (the sandbox's
+    /// `--close-idle`), while calls come at random intervals around that: some are written to a
+    /// pooled connection already closed (without the retry of such requests, 7–11 of these 60
+    /// comments failed). With the default retry policy every read succeeds; a write that never
+    /// went out is sent again, even a comment; any other failure is one the client cannot
+    /// judge, and then the write must not have happened. The access log and the photo's comments
+    /// agree with what the client was told: each write applied exactly once or not at all.
+    @Test func keepAliveConnectionsClosedBetweenRequests() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("keepalive-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: log) }
+        var configuration = SandboxConfiguration()
+        configuration.logFile = log.path
+        configuration.closeIdleMilliseconds = 3
+        try await SandboxHarness.with(configuration, retry: RetryPolicy()) { h in
+            let id = try #require(try await h.client.call("flickr.photos.search", ["user_id": "me", "per_page": "1"])["photos.photo"]?.array.first?["id"]?.string)
+            let connectionsBefore = h.server.connectionCount()
+            var random = TestRandom("keep-alive")
+            var written: [String] = []
+            var failed: [String] = []
+            for i in 0..<240 {
+                try await Task.sleep(for: .microseconds(Int.random(in: 0...6_000, using: &random)))
+                if i % 4 == 3 {
+                    let text = "keep-alive \(i)"
+                    do {
+                        _ = try await h.client.call("flickr.photos.comments.addComment", ["photo_id": id, "comment_text": text])
+                        written.append(text)
+                    } catch let error as FlickrError {
+                        failed.append("\(text): \(error.message)")
+                        #expect(error.kind == .network, "\(text): \(error)")
+                        #expect(!error.requestNotSent, "\(text): not retried although it never went out: \(error)")
+                    }
+                } else {
+                    let echo = try await h.client.call("flickr.test.echo", ["n": "\(i)"])
+                    #expect(echo["n"]?.text == "\(i)")
+                }
+            }
+            let connections = h.server.connectionCount() - connectionsBefore
+            #expect(connections >= 30, "only \(connections) connections: the server did not close them between requests")
+            let comments = try await h.client.call("flickr.photos.comments.getList", ["photo_id": id])["comments.comment"]?.array ?? []
+            let texts = comments.compactMap { $0.text }.filter { $0.hasPrefix("keep-alive ") }
+            #expect(texts.sorted() == written.sorted(), "failed: \(failed)")
+            if let example = failed.first { print("keep-alive: a failed write said: \(example)") }
+            let sent = try Self.logged(log).filter { $0 == "flickr.photos.comments.addComment" }.count
+            #expect(sent == written.count, "\(sent) comments reached the server, \(written.count) reported written")
+            print("keep-alive closes: \(connections) connections for 241 calls; writes \(written.count) done, \(failed.count) failed")
+        }
+    }
 }

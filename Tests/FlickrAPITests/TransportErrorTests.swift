@@ -30,6 +30,19 @@ import Testing
         #expect(HTTPTransport.server(of: "http://[::1]:8080/x") == "[::1]:8080")
     }
 
+    /// Only a write to a connection already closed counts as never sent; a reset or a close
+    /// while waiting for the answer may come after the server acted.
+    @Test func onlyAClosedConnectionMeansNotSent() {
+        let url = "https://api.example.org/services/rest/"
+        let closed = HTTPTransport.map(ChannelError.ioOnClosedChannel, method: "m", timeout: 10, url: url)
+        #expect(closed.kind == .network && closed.requestNotSent && closed.isTransient)
+        #expect(closed.message == "api.example.org:443 had closed the connection before the request went out")
+        let midAnswer = HTTPTransport.map(HTTPClientError.remoteConnectionClosed, method: "m", timeout: 10, url: url)
+        #expect(midAnswer.kind == .network && !midAnswer.requestNotSent)
+        let reset = HTTPTransport.map(IOError(errnoCode: ECONNRESET, reason: "read"), method: "m", timeout: 10, url: url)
+        #expect(!reset.requestNotSent)
+    }
+
     @Test func endpointsMustBeBaseURLs() {
         for good in ["http://127.0.0.1:8080", "https://api.example.org/", "http://[::1]:9000"] {
             #expect(throws: Never.self) { try Endpoints.check(baseURL: good) }

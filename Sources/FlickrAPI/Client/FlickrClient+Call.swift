@@ -243,10 +243,11 @@ extension FlickrClient {
                     await pacer.backOff(apiKey: context.apiKey, seconds: error.retryAfter ?? 1)
                 }
                 let policy = context.retryPolicy
-                let retryable = !isWrite || policy.retryWrites || policy.idempotentWrites.contains(method)
+                let retryable = !isWrite || error.requestNotSent || policy.retryWrites || policy.idempotentWrites.contains(method)
                 guard error.isTransient, retryable, number < policy.maxAttempts, !Task.isCancelled else { throw error }
                 if let after = error.retryAfter, after > policy.maxRetryAfter { throw error }
-                let delay = max(policy.backoff(afterAttempt: number), error.retryAfter ?? 0)
+                // A request that never went out waits for nothing: the next one takes a new connection.
+                let delay = error.requestNotSent ? 0 : max(policy.backoff(afterAttempt: number), error.retryAfter ?? 0)
                 logger.debug("retrying \(method) in \(FlickrError.format(delay)) s after \(error.kind.rawValue): \(error.message) (attempt \(number + 1)/\(policy.maxAttempts))")
                 do {
                     try await Task.sleep(for: .milliseconds(Int64(delay * 1000)))

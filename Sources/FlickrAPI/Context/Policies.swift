@@ -1,5 +1,6 @@
 /// When and how calls are retried (ARCHITECTURE.md: reads on 5xx, 429, codes 105/201/0 and
-/// transport resets; writes only when idempotent by nature or opted in).
+/// transport resets; writes only when idempotent by nature or opted in, or when the request never
+/// went out: written to a connection the server had already closed — ``FlickrError/requestNotSent``).
 public struct RetryPolicy: Sendable, Hashable {
     /// Total attempts including the first; 1 disables retries.
     public var maxAttempts: Int

@@ -42,6 +42,11 @@ public struct FlickrError: Error, Sendable, Hashable, CustomStringConvertible {
     public var duplicatePhotoID: String?
     /// The start of an unexpected body (at most 200 characters, secrets scrubbed).
     public var bodyExcerpt: String?
+    /// The request never went out whole: the client found its pooled connection already closed
+    /// by the server (an idle keep-alive connection closed unannounced) while writing it. A
+    /// server does not act on a request it did not receive in full, so even a write that is
+    /// not idempotent can be sent again.
+    public var requestNotSent = false
 
     public init(kind: Kind, code: Int? = nil, message: String, method: String? = nil,
                 httpStatus: Int? = nil, oauthProblem: String? = nil, debugSBS: String? = nil,

@@ -113,6 +113,12 @@ struct HTTPTransport: Sendable {
                 }
             }
         }
+        if let e = error as? ChannelError, e == .ioOnClosedChannel {
+            var notSent = FlickrError(kind: .network, message: "\(server) had closed the connection before the request went out",
+                                      method: method)
+            notSent.requestNotSent = true
+            return notSent
+        }
         if error is NIOTooManyBytesError {
             return FlickrError(kind: .http, message: "response larger than the client accepts", method: method)
         }

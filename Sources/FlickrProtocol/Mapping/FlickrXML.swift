@@ -50,7 +50,7 @@ public enum FlickrXML {
 
 /// Builds the ``FlickrNode`` tree: a stack of open maps, each closed map placed in its parent
 /// as ``FlickrXMLMapper`` says.
-final class FlickrTreeSink: FlickrXMLSink {
+package final class FlickrTreeSink: FlickrXMLSink {
     /// Held through a pointer: a class's stored properties would pay a dynamic exclusivity
     /// check on every attribute (see ``FlickrXMLMapper``).
     struct State {
@@ -62,7 +62,7 @@ final class FlickrTreeSink: FlickrXMLSink {
     private let s: UnsafeMutablePointer<State>
     var root: FlickrNode? { s.pointee.root }
 
-    init() {
+    package init() {
         s = .allocate(capacity: 1)
         s.initialize(to: State())
         s.pointee.stack.reserveCapacity(16)
@@ -73,12 +73,12 @@ final class FlickrTreeSink: FlickrXMLSink {
         s.deallocate()
     }
 
-    func makeName(_ name: String) -> Int {
+    package func makeName(_ name: String) -> Int {
         s.pointee.names.append(name)
         return s.pointee.names.count - 1
     }
 
-    func begin(element: Int, attributes: FlickrXMLSinkAttributes) {
+    package func begin(element: Int, attributes: FlickrXMLSinkAttributes) {
         var map = FlickrMap()
         map.reserveCapacity(attributes.count + 2)
         for i in 0..<attributes.count where attributes.tokens[i] >= 0 {
@@ -88,7 +88,7 @@ final class FlickrTreeSink: FlickrXMLSink {
         s.pointee.stack.append(map)
     }
 
-    func end(element: Int, text: UnsafeRawBufferPointer?, emptyList: Int?, placement: FlickrXMLPlacement) {
+    package func end(element: Int, text: UnsafeRawBufferPointer?, emptyList: Int?, placement: FlickrXMLPlacement) {
         var map = s.pointee.stack.removeLast()
         if let text { map[FlickrNode.textKey] = .string(String(decoding: text, as: UTF8.self)) }
         if let emptyList { map.appendUnchecked(s.pointee.names[emptyList], .list([])) }

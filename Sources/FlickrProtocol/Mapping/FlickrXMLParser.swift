@@ -21,13 +21,10 @@ public struct FlickrXMLAttributes {
     @usableFromInline let base: UnsafeMutablePointer<UnsafePointer<CChar>?>?
     /// How many there are.
     public let count: Int
-    /// The values are already decoded (replayed from a ``FlickrXMLTape``), not libxml2's.
-    @usableFromInline let decoded: Bool
 
-    init(base: UnsafeMutablePointer<UnsafePointer<CChar>?>?, count: Int, decoded: Bool = false) {
+    init(base: UnsafeMutablePointer<UnsafePointer<CChar>?>?, count: Int) {
         self.base = base
         self.count = count
-        self.decoded = decoded
     }
 
     /// The interned name of attribute `i`.
@@ -43,7 +40,7 @@ public struct FlickrXMLAttributes {
             return try body(UnsafeRawBufferPointer(start: nil, count: 0))
         }
         let raw = UnsafeRawBufferPointer(start: start, count: end - start)
-        guard !decoded, memchr(start, Int32(UInt8(ascii: "&")), raw.count) != nil else { return try body(raw) }
+        guard memchr(start, Int32(UInt8(ascii: "&")), raw.count) != nil else { return try body(raw) }
         return try Self.decodingAmpersands(raw).withUnsafeBytes(body)
     }
 

@@ -9,7 +9,7 @@ import Foundation
 ///
 /// A record on the tape (integers are 32-bit, native byte order; a record never spans chunks):
 ///   name:  1, length, bytes                         — makeName, tokens counted from 0
-///   begin: 2, element, count, count × (token, length, bytes)   — values already decoded
+///   begin: 2, element, count, count × (token, length, bytes)   — values as libxml2 gave them
 ///   end:   3, element, placement, empty list (−1: none), text length (−1: none), bytes
 ///   done:  4, length, root name
 ///   fail:  5, line (0: unknown), length, message
@@ -44,6 +44,26 @@ public enum FlickrXMLTape {
             chunk.base.deallocate()
         }
         return outcome ?? .failure(FlickrParseError(message: "the parsing thread ended without a result"))
+    }
+
+    /// The two sides of ``map(_:rule:into:)`` apart, on this thread (for `flickr-bench xml-floor`):
+    /// the seconds to parse `bytes` onto a tape, then to replay the whole tape into `sink`.
+    /// The two-thread path takes about the larger of the two.
+    package static func sides(_ bytes: UnsafeRawBufferPointer, rule: ListRule, into sink: any FlickrXMLSink) throws(FlickrParseError) -> (parse: Duration, replay: Duration) {
+        let channel = Channel()
+        let clock = ContinuousClock()
+        let started = clock.now
+        let writer = Writer(channel: channel)
+        writer.finish(root: try FlickrXMLMapper.map(bytes, rule: rule, into: writer))
+        let parsed = clock.now
+        var replay = Replay(sink: sink)
+        var outcome: Result<String, FlickrParseError>?
+        while let chunk = channel.take() {
+            if outcome == nil { outcome = replay.play(chunk) }
+            chunk.base.deallocate()
+        }
+        _ = try outcome?.get()
+        return (parsed - started, clock.now - parsed)
     }
 
     /// The document, handed to the parsing thread (it is read only, and outlives the thread:
@@ -188,14 +208,32 @@ public enum FlickrXMLTape {
             return names - 1
         }
 
+        /// One reservation per element, then plain stores: this runs for every element on the
+        /// parsing thread, the slower of the two. Values go as libxml2 gave them (`&#38;` still
+        /// encoded; the replay's ``FlickrXMLAttributes`` decodes, on the building thread).
         func begin(element: Int, attributes: FlickrXMLSinkAttributes) {
-            byte(Op.begin.rawValue)
-            int(element)
-            int(attributes.count)
-            for i in 0..<attributes.count {
-                int(attributes.tokens[i])
-                attributes.withValue(at: i) { bytes($0) }
+            let count = attributes.count
+            let ranges = attributes.valueRanges
+            @inline(__always) func value(_ i: Int) -> (UnsafePointer<CChar>?, Int) {
+                guard let ranges, let start = ranges[3 * i], let end = ranges[3 * i + 1] else { return (nil, 0) }
+                return (start, end - start)
             }
+            var size = 9
+            for i in 0..<count { size += 8 + value(i).1 }
+            reserve(size)
+            var at = tape.pointee.base + tape.pointee.used
+            at.storeBytes(of: Op.begin.rawValue, as: UInt8.self)
+            at.storeBytes(of: Int32(truncatingIfNeeded: element), toByteOffset: 1, as: Int32.self)
+            at.storeBytes(of: Int32(truncatingIfNeeded: count), toByteOffset: 5, as: Int32.self)
+            at += 9
+            for i in 0..<count {
+                let (start, length) = value(i)
+                at.storeBytes(of: Int32(truncatingIfNeeded: attributes.tokens[i]), as: Int32.self)
+                at.storeBytes(of: Int32(truncatingIfNeeded: length), toByteOffset: 4, as: Int32.self)
+                if let start, length > 0 { (at + 8).copyMemory(from: start, byteCount: length) }
+                at += 8 + length
+            }
+            tape.pointee.used += size
             recordDone()
         }
 
@@ -272,7 +310,7 @@ public enum FlickrXMLTape {
                         }
                         tokens.withUnsafeBufferPointer { t in
                             triples.withUnsafeMutableBufferPointer { r in
-                                let raw = FlickrXMLAttributes(base: r.baseAddress, count: count, decoded: true)
+                                let raw = FlickrXMLAttributes(base: r.baseAddress, count: count)
                                 sink.begin(element: element, attributes: FlickrXMLSinkAttributes(tokens: t, raw: raw))
                             }
                         }

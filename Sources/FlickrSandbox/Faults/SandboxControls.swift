@@ -28,6 +28,8 @@ final class SandboxControls: Sendable {
     /// Requests being answered now, the most answered at once since the last `takePeak`, and
     /// every request received.
     private let inFlight = Mutex<(now: Int, peak: Int, total: Int)>((0, 0, 0))
+    /// Connections accepted since the server started.
+    private let connections = Atomic<Int>(0)
 
     init(configuration: SandboxConfiguration) {
         settings = Mutex(Settings(faults: configuration.faults, imageFaults: configuration.imageFaults,
@@ -131,6 +133,12 @@ final class SandboxControls: Sendable {
     var requestCount: Int { inFlight.withLock { $0.total } }
 
     func requestEnded() { inFlight.withLock { $0.now -= 1 } }
+
+    /// Notes a connection accepted.
+    func connectionOpened() { connections.add(1, ordering: .relaxed) }
+
+    /// Every connection accepted since the server started.
+    var connectionCount: Int { connections.load(ordering: .relaxed) }
 
     /// The most requests answered at once since the last call, then starts counting afresh.
     func takePeak() -> Int {

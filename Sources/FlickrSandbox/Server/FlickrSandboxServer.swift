@@ -43,12 +43,16 @@ public final class FlickrSandboxServer: Sendable {
         logger.logLevel = ProcessInfo.processInfo.environment["FLICKR_SANDBOX_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .error
         guard (0...65_535).contains(configuration.port) else { throw SandboxError("port \(configuration.port) is out of range") }
         if let rate = configuration.rateLimit, rate < 1 { throw SandboxError("the rate limit must be at least 1 call per second") }
+        if let idle = configuration.closeIdleMilliseconds, idle < 1 { throw SandboxError("--close-idle must be at least 1 ms") }
         let store = try SandboxStore.open(configuration)
-        let engine = SandboxEngine(store: store, controls: SandboxControls(configuration: configuration), logger: logger)
+        let controls = SandboxControls(configuration: configuration)
+        let engine = SandboxEngine(store: store, controls: controls, logger: logger)
 
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             responder: SandboxResponder(engine: engine, log: try configuration.logFile.map(AccessLog.init(path:))),
+            server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionCounter(controls: controls)],
+                                                idleTimeout: configuration.closeIdleMilliseconds.map { .milliseconds(Int64($0)) })),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port),
                                  serverName: nil),
             onServerRunning: { channel in
@@ -109,6 +113,9 @@ public final class FlickrSandboxServer: Sendable {
 
     /// How many HTTP requests the server has received (any path, answered or not).
     public func requestCount() -> Int { engine.controls.requestCount }
+
+    /// How many connections the server has accepted.
+    public func connectionCount() -> Int { engine.controls.connectionCount }
 
     /// Changes the rate limit (nil = unlimited).
     public func setRateLimit(_ callsPerSecond: Int?) async { engine.controls.rateLimit = callsPerSecond }

@@ -24,6 +24,10 @@ public struct SandboxConfiguration: Sendable {
     public var latencyMilliseconds: Int = 0
     /// `--log FILE`: one JSON line per request appended to this file (see ``FlickrSandboxServer``).
     public var logFile: String? = nil
+    /// `--close-idle MS`: a keep-alive connection idle this long is closed by the server, without
+    /// a `Connection: close` beforehand — as busy servers and proxies do. A few milliseconds make
+    /// clients meet connections closed between their requests (nil = kept open).
+    public var closeIdleMilliseconds: Int? = nil
 
     /// Memberwise, with the defaults above.
     public init(host: String = "127.0.0.1", port: Int = 0, dataFile: String? = nil, stateDirectory: String? = nil,
