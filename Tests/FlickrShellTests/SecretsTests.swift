@@ -5,7 +5,8 @@ import FlickrTestSupport
 
 /// No secret leaves the profile file: every subcommand, a script, the REPL and `--debug` run
 /// with a known application secret and token secret, and all they print, trace and write — the
-/// history, the job database, a plan file, the sandbox's access log — is searched for them.
+/// history, the job database, a plan file, the sandbox's access log — is searched for them;
+/// `flickr login` (traced, loopback callback) too, for the token secret it was issued.
 /// Files that hold user data are 0600 in 0700 directories.
 @Suite(.timeLimit(.minutes(5)), .tags(.command), .kind("command"))
 struct SecretsTests {
@@ -17,7 +18,7 @@ struct SecretsTests {
         configuration.logFile = log.path
         let server = try await FlickrSandboxServer.start(configuration)
         let c = server.credentials
-        let secrets = [c.apiSecret, c.oauthTokenSecret]
+        var secrets = [c.apiSecret, c.oauthTokenSecret]
         #expect(secrets.allSatisfy { $0.count >= 8 })
         let env = world.environment.merging([
             "FLICKR_ENDPOINT": server.url, "FLICKR_API_KEY": c.apiKey, "FLICKR_API_SECRET": c.apiSecret,
@@ -30,6 +31,24 @@ struct SecretsTests {
         let plan = dir.appendingPathComponent("plan.json")
 
         var printed: [(String, Products.Result)] = []
+        // A traced login into a profile of its own: the token secret it is issued is known only
+        // to the profile file, which must hold it, and must appear nowhere else.
+        let login = try InteractiveProcess(world.flickr, ["--debug", "login", "--profile", "secrets", "--perms", "write", "--callback", "loopback"],
+                                           environment: env.filter { !$0.key.hasPrefix("FLICKR_OAUTH_") })
+        let authorize = try #require(await login.waitForLine(timeout: 60) { $0.hasPrefix("http") }, "no authorize URL: \(login.stderr)")
+        #expect(try await SubcommandTests.browse(authorize).contains("Authorised"))
+        let loginStatus = await login.wait(timeout: 60)
+        #expect(loginStatus == 0, "\(login.stdout) \(login.stderr)")
+        printed.append(("--debug login", Products.Result(status: loginStatus ?? -1, stdout: login.stdout, stderr: login.stderr, timedOut: loginStatus == nil)))
+        let profile = dir.appendingPathComponent("config/flickr/profiles/secrets.json")
+        let saved = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: profile)) as? [String: String])
+        let issued = try #require(saved["oauth_token_secret"], "\(saved.keys.sorted())")
+        #expect(issued.count >= 8 && !secrets.contains(issued))
+        #expect(saved["api_secret"] == nil || saved["api_secret"] == c.apiSecret)
+        #expect(try Self.mode(profile) == 0o600 && Self.mode(profile.deletingLastPathComponent()) == 0o700)
+        secrets.append(issued)
+        if let token = saved["oauth_token"] { #expect(!login.stderr.contains(token), "the login traced the whole token it was issued") }
+        #expect(login.stderr.contains("→ POST") || login.stderr.contains("→ GET"), "the login's trace was on: \(login.stderr.prefix(500))")
         func run(_ args: [String], _ environment: [String: String] = env, stdin: String? = nil) async throws {
             let r = try await Products.run(world.flickr, args, environment: environment, stdin: stdin, directory: dir, timeout: 120)
             #expect(!r.timedOut, "flickr \(args) timed out")

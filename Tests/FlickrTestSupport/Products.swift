@@ -24,6 +24,13 @@ public enum Products {
         public var stderr: String
         /// True when the process had to be killed at the deadline.
         public var timedOut: Bool
+
+        public init(status: Int32, stdout: String, stderr: String, timedOut: Bool) {
+            self.status = status
+            self.stdout = stdout
+            self.stderr = stderr
+            self.timedOut = timedOut
+        }
     }
 
     /// Runs `executable` to the end (killed after `timeout` seconds) on a plain thread, so the
