@@ -4,6 +4,11 @@
 // FLICKR_FUZZ_TARGET names the target, and libFuzzer's own main drives it.
 // Built normally, it replays inputs instead:
 //   flickr-fuzz TARGET FILE...        runs each file through TARGET (a crash reproduces)
+//   flickr-fuzz --passes N TARGET FILE...
+//                                     runs all the files N (≥ 3) times and prints the resident
+//                                     memory after the second and the last pass: the leak check
+//                                     (memory kept per input grows with the passes; caches warmed
+//                                     by the first passes do not)
 #if FUZZING
 import CFuzzerDriver
 #endif
@@ -40,20 +45,49 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
 @main
 struct FlickrFuzz {
     static func main() {
-        let arguments = CommandLine.arguments.dropFirst()
-        guard let name = arguments.first, let replay = FuzzTarget.named(name) else {
-            let names = FuzzTarget.all.map(\.name).joined(separator: ", ")
-            FileHandle.standardError.write(Data("usage: flickr-fuzz TARGET FILE...  (targets: \(names))\n".utf8))
-            exit(2)
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        var passes = 1
+        if arguments.first == "--passes" {
+            guard arguments.count > 1, let n = Int(arguments[1]), n >= 3 else { usage() }
+            passes = n
+            arguments.removeFirst(2)
         }
-        for file in arguments.dropFirst() {
+        guard let name = arguments.first, let replay = FuzzTarget.named(name) else { usage() }
+        let inputs: [Data] = arguments.dropFirst().map { file in
             guard let bytes = FileManager.default.contents(atPath: file) else {
                 FileHandle.standardError.write(Data("flickr-fuzz: cannot read \(file)\n".utf8))
                 exit(1)
             }
-            bytes.withUnsafeBytes { replay.run($0) }
-            print("ok \(file)")
+            return bytes
         }
+        if passes == 1 {
+            for (file, bytes) in zip(arguments.dropFirst(), inputs) {
+                bytes.withUnsafeBytes { replay.run($0) }
+                print("ok \(file)")
+            }
+            return
+        }
+        var warm = 0
+        for pass in 1...passes {
+            for bytes in inputs { bytes.withUnsafeBytes { replay.run($0) } }
+            if pass == 2 { warm = residentKiB() }
+        }
+        print("{\"target\": \"\(name)\", \"inputs\": \(inputs.count), \"passes\": \(passes), "
+              + "\"rss_after_second_kib\": \(warm), \"rss_after_last_kib\": \(residentKiB())}")
+    }
+
+    static func usage() -> Never {
+        let names = FuzzTarget.all.map(\.name).joined(separator: ", ")
+        FileHandle.standardError.write(Data("usage: flickr-fuzz [--passes N≥3] TARGET FILE...  (targets: \(names))\n".utf8))
+        exit(2)
+    }
+
+    /// Resident memory. After the first pass the allocator's caches are warm: a pass that keeps
+    /// nothing leaves it where it was.
+    static func residentKiB() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return -1 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
     }
 }
 #endif
