@@ -122,8 +122,26 @@ struct DownloadTests {
             }
             #expect(!FileManager.default.fileExists(atPath: result.outcome.path))
             #expect(!FileManager.default.fileExists(atPath: result.outcome.path + ".part"))
-            // Cut short or reset 30 % of the time: retried until whole (10 attempts: a spurious failure is a 6-in-a-million event).
-            await h.server.setImageFaults(FaultSpec(probabilities: [.truncate: 0.2, .reset: 0.1]))
+            // 5xx, an HTML page on 200 (an outage page), an answer that stalls: each an error of its
+            // kind after the last attempt, and nothing saved, neither the page nor a part.
+            let ordinary = h.client.context
+            for (spec, kind) in [("5xx=1", FlickrError.Kind.http), ("html=1", .http), ("stall=1", .timeout)] {
+                await h.server.setImageFaults(try FaultSpec.parse(spec))
+                if spec == "stall=1" { h.client.updateContext { $0.requestTimeout = 1; $0.retryPolicy.maxAttempts = 2 } }
+                do throws(FlickrError) {
+                    _ = try await h.client.downloadPhoto(id: id, directory: dir)
+                    Issue.record("\(spec): the download did not fail")
+                } catch {
+                    #expect(error.kind == kind, "\(spec): \(error)")
+                    if spec == "html=1" { #expect(error.message.contains("HTML page"), "\(error)") }
+                    if spec == "stall=1" { #expect(error.message.contains("sent nothing for 1 s"), "\(error)") }
+                }
+                h.client.updateContext { $0 = ordinary }
+                #expect(!FileManager.default.fileExists(atPath: result.outcome.path), "\(spec)")
+                #expect(!FileManager.default.fileExists(atPath: result.outcome.path + ".part"), "\(spec)")
+            }
+            // Cut short, reset or an HTML page 30 % of the time: retried until whole (10 attempts: a spurious failure is a 6-in-a-million event).
+            await h.server.setImageFaults(FaultSpec(probabilities: [.truncate: 0.1, .reset: 0.1, .html: 0.1]))
             let flaky = try await h.client.downloadPhoto(id: id, directory: dir)
             await h.server.setImageFaults(.none)
             #expect(try Data(contentsOf: URL(fileURLWithPath: flaky.outcome.path)) == Data(bytes))

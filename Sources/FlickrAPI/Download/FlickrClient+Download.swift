@@ -24,8 +24,9 @@ extension FlickrClient {
     /// The body streams to `path + ".part"` in constant memory and is renamed to `path` only
     /// once every byte the server announced has arrived, so `path` never holds half a file. When
     /// `path` already exists with the size the server announces, nothing is written
-    /// (``DownloadOutcome/skipped``). Transient failures (resets, 5xx, 429, a body cut short) are
-    /// retried from the start under the context's retry policy, waiting at least as long as a
+    /// (``DownloadOutcome/skipped``). An HTML page in place of the file (an outage page served
+    /// with 200) is a failure, never saved. Transient failures (resets, 5xx, 429, a body cut
+    /// short, such a page) are retried from the start under the context's retry policy, waiting at least as long as a
     /// `Retry-After` asks; image requests do not count against the API's rate limiter.
     ///
     /// - Throws: ``FlickrError``: `.http` (404 and other statuses, 429 after the last attempt),
@@ -64,6 +65,14 @@ extension FlickrClient {
                                   retryAfter: ResponseClassifier.parseRetryAfter(response.headers.first(name: "retry-after")),
                                   bodyExcerpt: ResponseClassifier.excerpt(body))
             }
+            // An outage or login page served with 200 in place of the file (Flickr's image host
+            // sends image/* and video/* only): never saved under the photo's name; retried.
+            if let type = response.headers.first(name: "content-type"), type.lowercased().hasPrefix("text/html") {
+                var excerpt = try await response.body.collect(upTo: 4096)
+                let body = excerpt.readBytes(length: excerpt.readableBytes) ?? []
+                throw FlickrError(kind: .http, message: "\(url) answered an HTML page instead of the file (an outage page?)",
+                                  method: method, httpStatus: status, bodyExcerpt: ResponseClassifier.excerpt(body))
+            }
             let total = response.headers.first(name: "content-length").flatMap { Int64($0) }
             if let total, let existing = Self.fileSize(path), existing == total {
                 logger.trace("← 200 \(url): \(path) already has \(total) bytes, skipped")
@@ -73,14 +82,23 @@ extension FlickrClient {
                   let handle = FileHandle(forWritingAtPath: partial) else {
                 throw FlickrError.usage("cannot write \(partial): \(String(cString: strerror(errno)))", method: method)
             }
-            var received: Int64 = 0
+            let received: Int64
             do {
                 defer { try? handle.close() }
                 progress?(0, total)
-                for try await chunk in response.body {
-                    try chunk.withUnsafeReadableBytes { try handle.write(contentsOf: Data($0)) }
-                    received += Int64(chunk.readableBytes)
-                    progress?(received, total)
+                // The head's deadline ends with the head: a body that stops arriving fails once
+                // no byte has come for requestTimeout seconds (a total limit would cut off a
+                // large video on a slow line).
+                let body = response.body
+                received = try await HTTPTransport.failingWhenIdle(for: context.requestTimeout) { touch in
+                    var count: Int64 = 0
+                    for try await chunk in body {
+                        touch()
+                        try chunk.withUnsafeReadableBytes { try handle.write(contentsOf: Data($0)) }
+                        count += Int64(chunk.readableBytes)
+                        progress?(count, total)
+                    }
+                    return count
                 }
                 try handle.synchronize()
             } catch {
@@ -102,7 +120,7 @@ extension FlickrClient {
         } catch let error as FlickrError {
             throw error
         } catch {
-            throw HTTPTransport.map(error, method: method, timeout: timeout)
+            throw HTTPTransport.map(error, method: method, timeout: error is IdleTimeout ? context.requestTimeout : timeout)
         }
     }
 
