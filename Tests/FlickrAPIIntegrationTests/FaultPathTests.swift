@@ -50,7 +50,9 @@ import FlickrTestSupport
                 let sent = try Self.logged(log).filter { $0 == method }.count - before
                 #expect(sent == 1, "\(spec): the comment reached the server \(sent) times")
             }
-            // setTags is idempotent: retried through a 50 % 5xx until it lands.
+            // setTags is idempotent: retried through a 50 % 5xx until it lands (20 attempts: all
+            // failing is a one-in-a-million event; 6 failed about once in 60 runs).
+            h.client.updateContext { $0.retryPolicy.maxAttempts = 20 }
             await h.server.setFaults(try FaultSpec.parse("5xx=0.5"))
             _ = try await h.client.call("flickr.photos.setTags", ["photo_id": id, "tags": "settled"])
             await h.server.setFaults(.none)
@@ -61,7 +63,7 @@ import FlickrTestSupport
 
     /// An upload cut off (the connection reset, a 5xx, a broken answer) says what happened and
     /// adds no photo; asked again, the client sends the file from its first byte and the
-    /// original comes back whole.
+    /// original comes back whole. A replace the same way.
     @Test func uploadsUnderFaultsThenAgain() async throws {
         try await SandboxHarness.with { h in
             let bytes = UploadTests.jpeg(size: 600_000)
@@ -87,6 +89,24 @@ import FlickrTestSupport
             defer { try? FileManager.default.removeItem(atPath: target) }
             _ = try await h.client.downloadPhoto(id: id, path: target)
             #expect(FileManager.default.contents(atPath: target) == Data(bytes))
+            // Replace likewise: a reset mid-body or a 5xx says so and leaves the original as it
+            // was; asked again, the new file goes from its first byte and is what comes back.
+            let newBytes = UploadTests.jpeg(size: 450_000)
+            let newPath = try UploadTests.writeTemp(newBytes, name: "fault-new.jpg")
+            for (spec, kinds) in [("reset=1", [FlickrError.Kind.network, .parse]), ("5xx=1", [.http])] {
+                await h.server.setFaults(try FaultSpec.parse(spec))
+                let error = await Self.failure { try await h.client.replace(photoID: id, with: .file(newPath)) }
+                await h.server.setFaults(.none)
+                #expect(error.map { kinds.contains($0.kind) } == true, "replace, \(spec): \(String(describing: error))")
+                #expect(error?.method == "replace", "\(spec): \(String(describing: error))")
+                try? FileManager.default.removeItem(atPath: target)
+                _ = try await h.client.downloadPhoto(id: id, path: target)
+                #expect(FileManager.default.contents(atPath: target) == Data(bytes), "replace, \(spec): the original changed")
+            }
+            _ = try await h.client.replace(photoID: id, with: .file(newPath))
+            try? FileManager.default.removeItem(atPath: target)
+            _ = try await h.client.downloadPhoto(id: id, path: target)
+            #expect(FileManager.default.contents(atPath: target) == Data(newBytes))
         }
     }
 

@@ -58,11 +58,11 @@ struct SandboxResponder: HTTPResponder {
         do {
             let response = try await respond(to: request, context: context, noting: entry)
             if entry.status == nil { entry.status = Int(response.status.code) }
-            log?.append(entry)
+            if !entry.logged { log?.append(entry) }
             return response
         } catch {
             entry.status = nil  // dropped on purpose (a fault) or failed: no answer was sent
-            log?.append(entry)
+            if !entry.logged { log?.append(entry) }
             throw error
         }
     }
@@ -109,6 +109,9 @@ struct SandboxResponder: HTTPResponder {
             let drawn = api || tokens ? engine.controls.drawFault() : engine.controls.drawImageFault()
             switch drawn {
             case .reset?:
+                entry.status = nil
+                log?.append(entry)
+                entry.logged = true
                 await Self.reset(context.channel)
                 throw ConnectionDropped()
             case .serverError?:

@@ -32,6 +32,9 @@ final class AccessLog: Sendable {
         var status: Int?
         var stat: String?
         var code: Int?
+        /// Already written (a reset is logged before the connection goes, so that whoever sees
+        /// the reset finds its line).
+        var logged = false
 
         /// Takes the Flickr-level facts from the request's parameters.
         func note(_ parameters: [String: String]) {
