@@ -53,6 +53,10 @@ struct SecretsTests {
             let r = try await Products.run(world.flickr, args, environment: environment, stdin: stdin, directory: dir, timeout: 120)
             #expect(!r.timedOut, "flickr \(args) timed out")
             printed.append((args.joined(separator: " "), r))
+            // Each run did its work (the plan exits 1: it has changes; the wrong secret and the
+            // script's missing photo fail on purpose), so the search below looks at real output.
+            let failing = args.contains("plan") || args.contains("script.lua") || environment["FLICKR_API_SECRET"] != c.apiSecret
+            #expect(r.status == (failing ? 1 : 0), "flickr \(args): \(r.status) \(r.stderr.suffix(500))")
         }
         try await run(["--debug", "call", "flickr.test.echo", "a=1"])
         try await run(["--debug", "call", "flickr.photos.search", "user_id=me", "per_page=2", "extras=tags", "--json"])
@@ -65,7 +69,14 @@ struct SecretsTests {
         try await run(["--debug", "retag", "apply", "last", "--yes"])
         try await run(["jobs", "--json"])
         try await run(["--debug", "retag", "undo", "last", "--yes"])
+        try await run(["--debug", "retag", "resume", "last"])
+        let jobs = try JSONSerialization.jsonObject(with: Data((printed.first { $0.0 == "jobs --json" }?.1.stdout ?? "").utf8))
+        let job = try #require(((jobs as? [[String: Any]]) ?? ((jobs as? [String: Any])?["jobs"] as? [[String: Any]]))?.first?["id"] as? String,
+                               "no job listed: \(jobs)")
+        try await run(["jobs", "show", job, "--json"])
         try await run(["help", "photos.search"])
+        try await run(["completion", "bash"])
+        try await run(["--debug", "logout", "--profile", "secrets"])
         // A failing signature (a wrong secret): the error shows base strings, never a secret.
         try await run(["--debug", "call", "flickr.test.login"], env.merging(["FLICKR_API_SECRET": "wrong-secret-value"]) { $1 })
         // The REPL (plain mode), and the same through a pseudo-terminal with history kept.
