@@ -6,24 +6,28 @@
 /// cleans its value). Tags that clean alike collapse, the first raw form wins.
 public enum TagString {
     /// The raw tags of a tag string, de-duplicated by clean form.
+    ///
+    /// Read scalar by scalar, not by `Character`: a quote or a space followed by a combining
+    /// mark is one `Character` in Swift, but still a quote or a space to Flickr. (Found by the
+    /// `tags` fuzz target: `a"` + U+06DC kept the quote inside the tag, and join dropped it.)
     public static func parse(_ string: String) -> [String] {
         var tags: [String] = []
-        var current = ""
+        var current = String.UnicodeScalarView()
         var inQuotes = false
         var started = false
         func flush() {
-            if started, !current.isEmpty { tags.append(current) }
-            current = ""
+            if started, !current.isEmpty { tags.append(String(current)) }
+            current = String.UnicodeScalarView()
             started = false
         }
-        for ch in string {
-            if ch == "\"" {
+        for scalar in string.unicodeScalars {
+            if scalar == "\"" {
                 inQuotes.toggle()
                 started = true
-            } else if !inQuotes && (ch == " " || ch == "\t" || ch == "\n" || ch == "\r") {
+            } else if !inQuotes && (scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r") {
                 flush()
             } else {
-                current.append(ch)
+                current.append(scalar)
                 started = true
             }
         }
@@ -94,8 +98,9 @@ public enum TagString {
 }
 
 extension String {
+    /// Without leading and trailing spaces and tabs (scalars, as ``TagString/parse(_:)`` reads).
     func trimmingSpaces() -> String {
-        var s = Substring(self)
+        var s = Substring(self).unicodeScalars
         while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
         while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
         return String(s)
