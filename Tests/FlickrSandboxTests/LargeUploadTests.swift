@@ -10,6 +10,13 @@ import FlickrTestSupport
 /// request deadline the shared upload suite used), so it gets a 4-minute deadline and its own limit.
 @Suite("Large streamed upload", .timeLimit(.minutes(5)), .tags(.integration), .kind("integration"))
 struct LargeUploadTests {
+    /// The shared test client gives up after 30 s without reading a byte, which a body this
+    /// large can take to send on a loaded machine (the upload then failed with "I/O on closed
+    /// channel" after 63 s on CI); this one waits as long as the request's deadline.
+    static let patientClient = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(240))))
+
     @Test("A 256 MiB upload streams to disk: server memory stays bounded")
     func largeStreamedUpload() async throws {
         try await withSandbox { server in
@@ -30,7 +37,7 @@ struct LargeUploadTests {
                     for _ in 1..<256 { c.yield(filler) }
                     c.finish()
                 }
-            }, timeout: .seconds(240))
+            }, timeout: .seconds(240), client: Self.patientClient)
             let elapsed = clock.now - started
             sampler.cancel()
             let growth = await peak.max - before

@@ -19,7 +19,7 @@ struct UploadTests {
     static func upload(_ server: FlickrSandboxServer, path: String = "/services/upload/", fields: [(String, String)],
                        photoLength: Int, photoChunks: @escaping @Sendable () -> AsyncStream<ByteBuffer>,
                        token: String? = nil, secret: String? = nil, consumerSecret: String? = nil,
-                       timeout: TimeAmount = .seconds(50)) async throws -> HTTPResult {
+                       timeout: TimeAmount = .seconds(50), client: HTTPClient = TestHTTP.client) async throws -> HTTPResult {
         let url = server.url + path
         let c = server.credentials
         let oauth = OAuthParameters.fresh(consumerKey: c.apiKey, token: token ?? c.oauthToken)
@@ -48,7 +48,7 @@ struct UploadTests {
         request.headers.add(name: "Authorization", value: oauth.authorizationHeader(signature: sig.signature))
         request.headers.add(name: "Content-Type", value: "multipart/form-data; boundary=\(boundary)")
         request.body = .stream(body, length: .known(Int64(total)))
-        let response = try await TestHTTP.client.execute(request, timeout: timeout)
+        let response = try await client.execute(request, timeout: timeout)
         let bytes = Array(try await response.body.collect(upTo: 1 << 20).readableBytesView)
         return HTTPResult(status: Int(response.status.code), headers: response.headers, body: String(decoding: bytes, as: UTF8.self), bytes: bytes)
     }
