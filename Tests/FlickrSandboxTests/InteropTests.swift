@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// Unmodified third-party clients against the sandbox.
-@Suite("Interop with real clients", .timeLimit(.minutes(1)), .tags(.crossCheck), .kind("crossCheck"))
+@Suite("Interop with real clients", .timeLimit(.minutes(3)), .tags(.crossCheck), .kind("crossCheck"))
 struct InteropTests {
     /// A small real JPEG for uploads (from the fixtures when there is one, else a minimal one).
     static let jpegHex: String = {

@@ -26,7 +26,7 @@ import FlickrTestSupport
     }
 }
 
-@Suite(.timeLimit(.minutes(1)), .tags(.unit), .kind("unit"))
+@Suite(.timeLimit(.minutes(3)), .tags(.unit), .kind("unit"))
 struct BatchProgressTests {
     /// Percentages and byte counts shown by each frame of `upload`/`download`'s line.
     static func frames(total: Int64, step: Int64) -> [(percent: Int, done: Int64)] {
@@ -59,7 +59,7 @@ struct BatchProgressTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(1)), .tags(.unit), .kind("unit"))
+@Suite(.timeLimit(.minutes(3)), .tags(.unit), .kind("unit"))
 struct ProgressBarTerminalTests {
     @Test func uploadWithoutCallbackDrawsTheBarOnATerminal() async throws {
         let world = try CommandWorld("progress")
