@@ -58,20 +58,16 @@ extension FlickrClient {
             let response = try await transport.client.execute(request, deadline: .now() + .milliseconds(Int64(timeout * 1000)))
             let status = Int(response.status.code)
             guard status == 200 else {
-                var excerpt = try await response.body.collect(upTo: 4096)
-                let body = excerpt.readBytes(length: excerpt.readableBytes) ?? []
                 throw FlickrError(kind: .http, message: "HTTP \(status) \(ResponseClassifier.reason(status)) for \(url)",
                                   method: method, httpStatus: status,
                                   retryAfter: ResponseClassifier.parseRetryAfter(response.headers.first(name: "retry-after")),
-                                  bodyExcerpt: ResponseClassifier.excerpt(body))
+                                  bodyExcerpt: try await Self.excerpt(of: response))
             }
             // An outage or login page served with 200 in place of the file (Flickr's image host
             // sends image/* and video/* only): never saved under the photo's name; retried.
             if let type = response.headers.first(name: "content-type"), type.lowercased().hasPrefix("text/html") {
-                var excerpt = try await response.body.collect(upTo: 4096)
-                let body = excerpt.readBytes(length: excerpt.readableBytes) ?? []
                 throw FlickrError(kind: .http, message: "\(url) answered an HTML page instead of the file (an outage page?)",
-                                  method: method, httpStatus: status, bodyExcerpt: ResponseClassifier.excerpt(body))
+                                  method: method, httpStatus: status, bodyExcerpt: try await Self.excerpt(of: response))
             }
             let total = response.headers.first(name: "content-length").flatMap { Int64($0) }
             if let total, let existing = Self.fileSize(path), existing == total {
@@ -120,8 +116,14 @@ extension FlickrClient {
         } catch let error as FlickrError {
             throw error
         } catch {
-            throw HTTPTransport.map(error, method: method, timeout: error is IdleTimeout ? context.requestTimeout : timeout)
+            throw HTTPTransport.map(error, method: method, timeout: timeout)
         }
+    }
+
+    /// The start of an answer that is not the file, for the error (at most 4 KiB read).
+    private static func excerpt(of response: HTTPClientResponse) async throws -> String {
+        var head = try await response.body.collect(upTo: 4096)
+        return ResponseClassifier.excerpt(head.readBytes(length: head.readableBytes) ?? [])
     }
 
     /// The size of the regular file at `path`, or nil.

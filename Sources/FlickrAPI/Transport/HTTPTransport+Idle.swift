@@ -2,7 +2,9 @@ import AsyncHTTPClient
 import Synchronization
 
 /// A transfer went `seconds` without a byte.
-struct IdleTimeout: Error {}
+struct IdleTimeout: Error {
+    let seconds: Double
+}
 
 /// When bytes last arrived, shared by a transfer and its watchdog.
 private final class LastActivity: Sendable {
@@ -26,12 +28,12 @@ extension HTTPTransport {
                 // Sleeps until the limit after the latest touch; a touch in between moves it on.
                 while true {
                     let due = last.value + limit
-                    if ContinuousClock.now >= due { throw IdleTimeout() }
+                    if ContinuousClock.now >= due { throw IdleTimeout(seconds: seconds) }
                     try await Task.sleep(until: due, clock: .continuous)
                 }
             }
             defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else { throw IdleTimeout() }
+            guard let first = try await group.next(), let value = first else { throw IdleTimeout(seconds: seconds) }
             return value
         }
     }

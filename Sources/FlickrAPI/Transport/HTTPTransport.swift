@@ -94,8 +94,8 @@ struct HTTPTransport: Sendable {
         let server = Self.server(of: url)
         let noAnswer = FlickrError(kind: .timeout, message: "no answer from \(server) within \(FlickrError.format(timeout)) s",
                                    method: method)
-        if error is IdleTimeout {
-            return FlickrError(kind: .timeout, message: "\(server) sent nothing for \(FlickrError.format(timeout)) s", method: method)
+        if let idle = error as? IdleTimeout {
+            return FlickrError(kind: .timeout, message: "\(server) sent nothing for \(FlickrError.format(idle.seconds)) s", method: method)
         }
         if let e = error as? HTTPClientError {
             switch e {

@@ -36,9 +36,15 @@ public enum FlickrXMLTape {
         }
         thread.stackSize = 8 << 20
         thread.start()
+        return replayAll(channel, into: sink)
+    }
+
+    /// Replays every chunk of `channel` into `sink` until the writer closes it; the tape's
+    /// outcome. Every chunk is taken and freed, also after a failure: the writer must finish
+    /// before the document goes.
+    private static func replayAll(_ channel: Channel, into sink: any FlickrXMLSink) -> Result<String, FlickrParseError> {
         var outcome: Result<String, FlickrParseError>?
         var replay = Replay(sink: sink)
-        // Every chunk is taken, also after a failure: the writer must finish before `bytes` goes.
         while let chunk = channel.take() {
             if outcome == nil { outcome = replay.play(chunk) }
             chunk.base.deallocate()
@@ -56,13 +62,7 @@ public enum FlickrXMLTape {
         let writer = Writer(channel: channel)
         writer.finish(root: try FlickrXMLMapper.map(bytes, rule: rule, into: writer))
         let parsed = clock.now
-        var replay = Replay(sink: sink)
-        var outcome: Result<String, FlickrParseError>?
-        while let chunk = channel.take() {
-            if outcome == nil { outcome = replay.play(chunk) }
-            chunk.base.deallocate()
-        }
-        _ = try outcome?.get()
+        _ = try replayAll(channel, into: sink).get()
         return (parsed - started, clock.now - parsed)
     }
 

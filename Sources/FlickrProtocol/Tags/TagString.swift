@@ -24,7 +24,7 @@ public enum TagString {
             if scalar == "\"" {
                 inQuotes.toggle()
                 started = true
-            } else if !inQuotes && (scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r") {
+            } else if !inQuotes && isSeparator(scalar) {
                 flush()
             } else {
                 current.append(scalar)
@@ -49,9 +49,14 @@ public enum TagString {
     public static func join(_ tags: [String]) -> String {
         tags.map { tag in
             let t = tag.replacingAll("\"", with: "")
-            let separated = t.unicodeScalars.contains { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-            return separated ? "\"" + t + "\"" : t
+            return t.unicodeScalars.contains(where: isSeparator) ? "\"" + t + "\"" : t
         }.joined(separator: " ")
+    }
+
+    /// What separates tags outside quotes: a space, a tab, a line break. ``join(_:)`` quotes
+    /// a tag holding one, so the two must agree.
+    private static func isSeparator(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r"
     }
 
     /// `(namespace, predicate, value)` when `raw` is a machine tag `ns:pred=value`.

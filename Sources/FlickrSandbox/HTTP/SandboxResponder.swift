@@ -58,11 +58,11 @@ struct SandboxResponder: HTTPResponder {
         do {
             let response = try await respond(to: request, context: context, noting: entry)
             if entry.status == nil { entry.status = Int(response.status.code) }
-            if !entry.logged { log?.append(entry) }
+            log?.append(entry)
             return response
         } catch {
             entry.status = nil  // dropped on purpose (a fault) or failed: no answer was sent
-            if !entry.logged { log?.append(entry) }
+            log?.append(entry)
             throw error
         }
     }
@@ -110,8 +110,7 @@ struct SandboxResponder: HTTPResponder {
             switch drawn {
             case .reset?:
                 entry.status = nil
-                log?.append(entry)
-                entry.logged = true
+                log?.append(entry)  // before the reset: whoever sees it finds its line
                 await Self.reset(context.channel)
                 throw ConnectionDropped()
             case .serverError?:

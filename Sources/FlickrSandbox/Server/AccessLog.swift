@@ -32,8 +32,8 @@ final class AccessLog: Sendable {
         var status: Int?
         var stat: String?
         var code: Int?
-        /// Already written (a reset is logged before the connection goes, so that whoever sees
-        /// the reset finds its line).
+        /// Already written: ``AccessLog/append(_:)`` writes an entry once (a reset is logged
+        /// before the connection goes, so that whoever sees the reset finds its line).
         var logged = false
 
         /// Takes the Flickr-level facts from the request's parameters.
@@ -58,7 +58,10 @@ final class AccessLog: Sendable {
         }
     }
 
+    /// Writes `e`'s line, once: an entry already written is left alone.
     func append(_ e: Entry) {
+        guard !e.logged else { return }
+        e.logged = true
         func text(_ s: String?) -> String { s.map { FlickrJSON.quote($0) } ?? "null" }
         let ms = Double((ContinuousClock.now - e.start).components.attoseconds) / 1e15
             + Double((ContinuousClock.now - e.start).components.seconds) * 1000
