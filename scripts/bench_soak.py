@@ -5,7 +5,8 @@ to writes only, so reads never see it). Goals: every read succeeds (retries), th
 grows by at most 1 MiB after warm-up, its open file descriptors do not grow, the sandbox's RSS
 stays bounded. The client prints a line per batch; this script samples both processes then.
 RSS is sampled after a full Lua collection, with the batch's answers dropped, so it shows what
-is kept, not what awaits the GC. Open descriptors are counted apart: sockets (the connection
+is kept, not what awaits the GC, and while the client waits for the sampler, so that no next
+batch is in flight. Open descriptors are counted apart: sockets (the connection
 pool's, which faults open and close) and the rest (which must not grow)."""
 import argparse
 import os
@@ -34,14 +35,19 @@ while done < total do
   collectgarbage()
   io.write("done ", done, "\n")
   io.flush()
+  -- Wait until the sampler has read RSS and descriptors: otherwise the next batch is already
+  -- under way when it looks, and its answers in flight count as growth.
+  io.read("l")
 end
 """
 
 
-def rss_kib(pid):
+def rss_kib(pid, field="VmRSS"):
+    """A size from /proc/PID/status in KiB: VmRSS (the goal's figure), or RssAnon (the process's
+    own memory, without the pages of its executable it has read)."""
     with open("/proc/%d/status" % pid) as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     return -1
 
@@ -82,12 +88,15 @@ def main():
                        HOME=tmp, XDG_CONFIG_HOME=tmp, XDG_STATE_HOME=tmp)
             start = time.perf_counter()
             proc = subprocess.Popen([os.path.join(args.bin, "flickr"), script, str(args.soak_calls), str(args.batch)],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
             samples = []
             for line in proc.stdout:
                 if line.startswith("done "):
                     sockets, other = fds(proc.pid)
-                    samples.append((int(line.split()[1]), rss_kib(proc.pid), other, rss_kib(sandbox.proc.pid), sockets))
+                    samples.append((int(line.split()[1]), rss_kib(proc.pid), other, rss_kib(sandbox.proc.pid), sockets,
+                                    rss_kib(proc.pid, "RssAnon")))
+                    proc.stdin.write("\n")  # the client waits for this before its next batch
+                    proc.stdin.flush()
             err = proc.stderr.read()
             status = proc.wait(timeout=3600)
             seconds = time.perf_counter() - start
@@ -106,6 +115,8 @@ def main():
         ("soak: %d reads, 5 %% of each fault kind" % last[0], "%.0f s, %.0f reads/s, all succeeded" % (seconds, last[0] / seconds), True),
         ("  client RSS after warm-up (%d reads)" % warm[0],
          "%.1f → %.1f MiB, growth %.2f MiB (goal ≤ 1 MiB)" % (warm[1] / 1024, last[1] / 1024, growth_kib / 1024), growth_kib <= 1024),
+        ("  client RssAnon (RSS without the executable's pages)", "%.1f → %.1f MiB, most %.1f MiB"
+         % (warm[5] / 1024, last[5] / 1024, max(s[5] for s in samples if s[0] >= warm[0]) / 1024), None),
         ("  client descriptors other than sockets", "%d → %d, most %d (goal: no growth)"
          % (warm[2], last[2], warm[2] + fd_growth), fd_growth <= 0),
         ("  client sockets (the connection pool)", "at most %d at a batch's end (the pool keeps up to 8)" % max_sockets,
@@ -118,8 +129,8 @@ def main():
     for name, figures, ok in rows:
         verdict = "" if ok is None else ("  →  MET" if ok else "  →  NOT MET")
         print(f"{name:<{width}}  {figures}{verdict}")
-    print("samples (reads, client RSS KiB, client non-socket fds, sandbox RSS KiB, client sockets): "
-          + " ".join("%d/%d/%d/%d/%d" % s for s in samples))
+    print("samples (reads, client RSS KiB, client non-socket fds, sandbox RSS KiB, client sockets, client RssAnon KiB): "
+          + " ".join("%d/%d/%d/%d/%d/%d" % s for s in samples))
 
 
 if __name__ == "__main__":

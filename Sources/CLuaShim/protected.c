@@ -133,6 +133,7 @@ int lk_pcompare(lua_State *L, int a, int b, int op, int *result) {
 
 static int lk_openlibs_fn(lua_State *L) {
     luaL_openlibs(L);
+    lk_install_collectgarbage(L);
     return 0;
 }
 

@@ -91,7 +91,7 @@ int lk_psetfield(lua_State *L, int idx, const char *k); /* [-1, +0] value on top
 int lk_ptolstring(lua_State *L, int idx);         /* [-0, +1] luaL_tolstring (honours __tostring, __name) */
 int lk_plen(lua_State *L, int idx);               /* [-0, +1] #v (honours __len) */
 int lk_pcompare(lua_State *L, int a, int b, int op, int *result); /* [-0, +0] lua_compare */
-int lk_popenlibs(lua_State *L);                   /* [-0, +0] luaL_openlibs */
+int lk_popenlibs(lua_State *L);                   /* [-0, +0] luaL_openlibs, then lk_install_collectgarbage */
 int lk_prequiref(lua_State *L, const char *name); /* [-1, +0] value on top -> package.loaded[name] */
 
 /* [-0, +0, -] Closes (5.4.6: lua_closethread) or resets (5.4.4: lua_resetthread) a dead or
@@ -137,7 +137,7 @@ void lk_host_sleep(lk_host *h);
 
 /* ---- A small-block heap for a Lua state (heap.c) ------------------------------------------ */
 
-/* Blocks of up to 512 bytes in 16-byte size classes, recycled through free lists, carved from
+/* Blocks of up to 1 KiB in 16-byte size classes, recycled through free lists, carved from
  * 256 KiB chunks; larger ones from malloc. For lua_setallocf right after the state is created
  * (blocks the default allocator made before are handed back safely). One thread at a time. */
 typedef struct lk_heap lk_heap;
@@ -146,6 +146,17 @@ lk_heap *lk_heap_new(void);
 void lk_heap_free(lk_heap *h);
 /* The lua_Alloc function; `ud` is the heap. */
 void *lk_heap_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+/* Frees the chunks whose blocks are all free (not the newest); the bytes given back. Walks the
+ * free lists twice: for after a full collection. */
+size_t lk_heap_release(lk_heap *h);
+/* The bytes the heap holds in chunks (blocks in use and free; not the malloc'd large ones). */
+size_t lk_heap_size(const lk_heap *h);
+
+/* [-0, +0, m] Replaces the global collectgarbage (base library opened) by one that, after a
+ * full collection, also gives memory back: lk_heap_release, then glibc's malloc_trim (collect.c
+ * says why). Same options, results and argument errors as the original. Raises only memory
+ * errors: call it protected (lk_popenlibs does). */
+void lk_install_collectgarbage(lua_State *L);
 
 /* ---- 5. Bulk string fields ---------------------------------------------------------------------- */
 
