@@ -110,11 +110,20 @@ def main():
     growth_kib = max(s[1] for s in samples if s[0] >= warm[0]) - warm[1]
     fd_growth = max(s[2] for s in samples if s[0] >= warm[0]) - warm[2]
     max_sockets = max(s[4] for s in samples)
+    # The trend: least-squares slope of RSS over reads after warm-up. A leak shows as a steady
+    # positive slope; allocator fragmentation as samples scattered about a flat line.
+    after = [s for s in samples if s[0] >= warm[0]]
+    mean_x = sum(s[0] for s in after) / len(after)
+    mean_y = sum(s[1] for s in after) / len(after)
+    spread = sum((s[0] - mean_x) ** 2 for s in after)
+    slope = sum((s[0] - mean_x) * (s[1] - mean_y) for s in after) / spread if spread else 0.0
     sandbox_peak = max(s[3] for s in samples)
     rows = [
         ("soak: %d reads, 5 %% of each fault kind" % last[0], "%.0f s, %.0f reads/s, all succeeded" % (seconds, last[0] / seconds), True),
         ("  client RSS after warm-up (%d reads)" % warm[0],
          "%.1f → %.1f MiB, growth %.2f MiB (goal ≤ 1 MiB)" % (warm[1] / 1024, last[1] / 1024, growth_kib / 1024), growth_kib <= 1024),
+        ("  client RSS trend after warm-up", "%+.0f KiB per 10,000 reads (least squares over %d samples); samples span %.2f MiB"
+         % (slope * 10_000, len(after), (max(s[1] for s in after) - min(s[1] for s in after)) / 1024), None),
         ("  client RssAnon (RSS without the executable's pages)", "%.1f → %.1f MiB, most %.1f MiB"
          % (warm[5] / 1024, last[5] / 1024, max(s[5] for s in samples if s[0] >= warm[0]) / 1024), None),
         ("  client descriptors other than sockets", "%d → %d, most %d (goal: no growth)"
