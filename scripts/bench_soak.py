@@ -107,12 +107,12 @@ def main():
         sys.exit(1)
     warm = next((s for s in samples if s[0] >= args.soak_calls // 10), samples[0])
     last = samples[-1]
-    growth_kib = max(s[1] for s in samples if s[0] >= warm[0]) - warm[1]
-    fd_growth = max(s[2] for s in samples if s[0] >= warm[0]) - warm[2]
+    after = [s for s in samples if s[0] >= warm[0]]  # the samples from warm-up on
+    growth_kib = max(s[1] for s in after) - warm[1]
+    fd_growth = max(s[2] for s in after) - warm[2]
     max_sockets = max(s[4] for s in samples)
     # The trend: least-squares slope of RSS over reads after warm-up. A leak shows as a steady
     # positive slope; allocator fragmentation as samples scattered about a flat line.
-    after = [s for s in samples if s[0] >= warm[0]]
     mean_x = sum(s[0] for s in after) / len(after)
     mean_y = sum(s[1] for s in after) / len(after)
     spread = sum((s[0] - mean_x) ** 2 for s in after)
@@ -125,7 +125,7 @@ def main():
         ("  client RSS trend after warm-up", "%+.0f KiB per 10,000 reads (least squares over %d samples); samples span %.2f MiB"
          % (slope * 10_000, len(after), (max(s[1] for s in after) - min(s[1] for s in after)) / 1024), None),
         ("  client RssAnon (RSS without the executable's pages)", "%.1f → %.1f MiB, most %.1f MiB"
-         % (warm[5] / 1024, last[5] / 1024, max(s[5] for s in samples if s[0] >= warm[0]) / 1024), None),
+         % (warm[5] / 1024, last[5] / 1024, max(s[5] for s in after) / 1024), None),
         ("  client descriptors other than sockets", "%d → %d, most %d (goal: no growth)"
          % (warm[2], last[2], warm[2] + fd_growth), fd_growth <= 0),
         ("  client sockets (the connection pool)", "at most %d at a batch's end (the pool keeps up to 8)" % max_sockets,

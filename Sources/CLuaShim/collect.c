@@ -8,7 +8,6 @@
  * top of each. A long batch job that builds thousands of answers, drops them and collects
  * would otherwise keep each burst's high-water mark for the rest of the run. */
 #include "CLuaShim.h"
-#include <string.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
