@@ -86,7 +86,7 @@ extension FlickrClient {
                 // no byte has come for requestTimeout seconds (a total limit would cut off a
                 // large video on a slow line).
                 let body = response.body
-                received = try await HTTPTransport.failingWhenIdle(for: context.requestTimeout) { touch in
+                received = try await HTTPTransport.failingWhenIdle(for: context.requestTimeout, on: transport.client.eventLoopGroup.any()) { touch in
                     var count: Int64 = 0
                     for try await chunk in body {
                         touch()

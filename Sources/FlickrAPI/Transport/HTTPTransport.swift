@@ -58,25 +58,15 @@ struct HTTPTransport: Sendable {
         if let body = spec.body { request.body = body }
         do {
             try Task.checkCancellation()
-            let budget = Duration.milliseconds(Int64(spec.timeout * 1000))
-            let end = ContinuousClock.now + budget
             let deadline = NIODeadline.now() + .milliseconds(Int64(spec.timeout * 1000))
             let response = try await client.execute(request, deadline: deadline)
             // The deadline covers the body too: AsyncHTTPClient's ends with the head, and an
             // answer that stalls halfway would otherwise wait for the server forever.
             let limit = maxBodyBytes
-            let bytes = try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
-                group.addTask {
-                    var buffer = try await response.body.collect(upTo: limit)
-                    return buffer.readBytes(length: buffer.readableBytes) ?? []
-                }
-                group.addTask {
-                    try await Task.sleep(until: end, clock: .continuous)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let body = first else { throw HTTPClientError.deadlineExceeded }
-                return body
+            let bytes = try await Self.watched(by: .deadline(deadline), on: client.eventLoopGroup.any(),
+                                               timeoutError: { HTTPClientError.deadlineExceeded }) { _ in
+                var buffer = try await response.body.collect(upTo: limit)
+                return buffer.readBytes(length: buffer.readableBytes) ?? []
             }
             return HTTPResult(status: Int(response.status.code), headers: response.headers, body: bytes)
         } catch {
