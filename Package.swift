@@ -201,7 +201,8 @@ let package = Package(
         ),
         .testTarget(
             name: "FlickrAPITests",
-            dependencies: ["FlickrAPI", "FlickrProtocol", "FlickrTestSupport", .product(name: "NIOCore", package: "swift-nio")]
+            dependencies: ["FlickrAPI", "FlickrProtocol", "FlickrTestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOEmbedded", package: "swift-nio")]
         ),
         // FlickrAPI against the real emulator over loopback.
         .testTarget(

@@ -1,10 +1,12 @@
 import AsyncHTTPClient
 import NIOCore
+import NIOEmbedded
+import Synchronization
 import Testing
 @testable import FlickrAPI
 
 /// The watchdog that limits response bodies and downloads: its decision alone, then the timer on
-/// a real event loop cutting off real child tasks.
+/// a test loop whose clock the test moves, and a real event loop cutting off real child tasks.
 @Suite(.tags(.unit), .kind("unit"), .timeLimit(.minutes(1))) struct TransferWatchdogTests {
     struct TimedOut: Error {}
 
@@ -41,42 +43,68 @@ import Testing
         #expect(ContinuousClock.now - began < .seconds(40))
     }
 
-    /// Touches every 50 ms from an event loop thread, as bytes arriving on the I/O thread do, and
-    /// returns after `times` touches; cancelled, it stops and throws. (Touching from the task pool
-    /// instead would make the test depend on that pool being free while other suites run.)
-    func ticking(_ touch: @escaping @Sendable () -> Void, times: Int) async throws -> Int {
-        let promise = loop.makePromise(of: Int.self)
-        let count = NIOLoopBoundBox.makeBoxSendingValue(0, as: Int.self, eventLoop: loop)  // touched on the loop only
-        let ticker = loop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) { task in
-            touch()
-            count.value += 1
-            if count.value == times {
-                task.cancel()
-                promise.succeed(times)
+    /// A transfer that touches every 100 ms for 3 s (six times its 0.5 s idle limit) on a loop
+    /// whose clock the test moves, so no scheduling delay of a busy machine can pass for silence
+    /// (a real-time version failed once on CI when a tick came late); then the same transfer goes
+    /// quiet for 0.6 s and is cut off.
+    @Test func aTransferThatKeepsTouchingOutlivesItsIdleLimitThenFailsWhenSilent() async throws {
+        let clock = NIOAsyncTestingEventLoop()
+        defer { Task { await clock.shutdownGracefully() } }
+        let (touches, touchOut) = AsyncStream.makeStream(of: (@Sendable () -> Void).self)
+        let (finish, finishIn) = AsyncStream.makeStream(of: Int.self)
+        let call = Task {
+            try await HTTPTransport.failingWhenIdle(for: 0.5, on: clock) { touch in
+                touchOut.yield(touch)
+                for await value in finish { return value }
+                throw CancellationError()  // the stream ends only when the watchdog cancels
             }
         }
-        return try await withTaskCancellationHandler {
-            try await promise.futureResult.get()
-        } onCancel: {
-            ticker.cancel()
-            // On the loop, so it is ordered with the ticks: fails only a promise not yet kept.
-            loop.execute { if count.value < times { promise.fail(CancellationError()) } }
+        var iterator = touches.makeAsyncIterator()
+        let touch = try #require(await iterator.next())
+        for _ in 0..<30 {
+            touch()
+            await clock.advanceTime(by: .milliseconds(100))
         }
-    }
+        finishIn.yield(30)
+        #expect(try await call.value == 30)
 
-    @Test func aTransferThatKeepsTouchingOutlivesItsIdleLimitThenFailsWhenSilent() async throws {
-        // 30 touches 50 ms apart: 1.5 s in all, three times the limit.
-        let count = try await HTTPTransport.failingWhenIdle(for: 0.5, on: loop) { touch in
-            try await ticking(touch, times: 30)
-        }
-        #expect(count == 30)
-        await #expect(throws: IdleTimeout.self) {
-            try await HTTPTransport.failingWhenIdle(for: 0.3, on: loop) { touch in
+        let (silence, silenceOut) = AsyncStream.makeStream(of: Void.self)
+        let quiet = Task {
+            try await HTTPTransport.failingWhenIdle(for: 0.5, on: clock) { touch in
                 touch()
-                try await Task.sleep(for: .seconds(50))
+                silenceOut.yield()
+                try await Task.sleep(for: .seconds(50))  // only cancellation ends this early
                 return 0
             }
         }
+        var started = silence.makeAsyncIterator()
+        _ = await started.next()
+        await clock.advanceTime(by: .milliseconds(600))
+        await #expect(throws: IdleTimeout.self) { try await quiet.value }
+    }
+
+    /// The watchdog alone on the test loop: a touch moves the idle limit on, a stop keeps it from
+    /// ever expiring.
+    @Test func touchesMoveTheIdleLimitAndStopEndsIt() async throws {
+        let clock = NIOAsyncTestingEventLoop()
+        defer { Task { await clock.shutdownGracefully() } }
+        let fired = Mutex(0)
+        let watchdog = TransferWatchdog(.idle(.seconds(2)), on: clock)
+        watchdog.start { fired.withLock { $0 += 1 } }
+        await clock.advanceTime(by: .milliseconds(1500))
+        watchdog.touch()
+        await clock.advanceTime(by: .milliseconds(1500))  // 3 s in, 1.5 s after the touch
+        #expect(fired.withLock { $0 } == 0 && !watchdog.expired)
+        await clock.advanceTime(by: .milliseconds(500))
+        #expect(fired.withLock { $0 } == 1 && watchdog.expired)
+        await clock.advanceTime(by: .seconds(10))
+        #expect(fired.withLock { $0 } == 1)
+
+        let stopped = TransferWatchdog(.idle(.seconds(2)), on: clock)
+        stopped.start { Issue.record("expired after stop") }
+        stopped.stop()
+        await clock.advanceTime(by: .seconds(10))
+        #expect(!stopped.expired)
     }
 
     @Test func theTimerLeavesTheLoopWhenTheTransferEnds() async throws {

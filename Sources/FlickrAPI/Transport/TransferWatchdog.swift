@@ -9,6 +9,8 @@ import Synchronization
 /// 10 s deadline and hundreds of calls a second that is thousands of small blocks alive long after
 /// their requests ended, scattered over pages that then cannot be given back (the soak saw 1–3 MiB
 /// of RSS come and go this way). A cancelled NIO scheduled task leaves its loop's queue at once.
+/// Time is the loop's clock (`EventLoop.now`): real time on a real loop, moved by hand on a test
+/// loop, so the idle logic is tested without depending on how busy the machine is.
 final class TransferWatchdog: Sendable {
     /// When the transfer has run too long.
     enum Limit: Sendable, Equatable {
@@ -38,7 +40,7 @@ final class TransferWatchdog: Sendable {
     init(_ limit: Limit, on loop: any EventLoop) {
         self.limit = limit
         self.loop = loop
-        self.state = Mutex(State(lastActivity: .now()))
+        self.state = Mutex(State(lastActivity: loop.now))
     }
 
     /// The instant the limit is reached, given the latest activity.
@@ -56,9 +58,11 @@ final class TransferWatchdog: Sendable {
         return now >= due ? .expire : .rearm(at: due)
     }
 
-    /// Bytes arrived: an idle limit starts again from now.
+    /// Bytes arrived: an idle limit starts again from now (the loop's clock, which a test loop
+    /// moves by hand).
     func touch() {
-        state.withLock { $0.lastActivity = .now() }
+        let now = loop.now
+        state.withLock { $0.lastActivity = now }
     }
 
     /// Whether the limit was reached (and `expire` called).
@@ -92,7 +96,7 @@ final class TransferWatchdog: Sendable {
     private func fire(_ expire: @escaping @Sendable () -> Void) {
         let expiring = state.withLock { s -> Bool in
             guard !s.stopped, !s.expired else { return false }
-            switch Self.verdict(for: limit, lastActivity: s.lastActivity, now: .now()) {
+            switch Self.verdict(for: limit, lastActivity: s.lastActivity, now: loop.now) {
             case .expire:
                 s.expired = true
                 s.timer = nil
