@@ -48,6 +48,11 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
     @Option(name: .customLong("close-idle"), help: ArgumentHelp("Close keep-alive connections idle this many milliseconds, unannounced.", valueName: "MS"))
     var closeIdle: Int?
 
+    @Option(name: .customLong("clock-skew"),
+            help: ArgumentHelp("Refuse an oauth_timestamp this many seconds off the clock; nonces are kept as long.",
+                               valueName: "SECONDS"))
+    var clockSkew = SandboxConfiguration.defaultClockSkew
+
     @Option(name: .customLong("log"), help: "Append one JSON line per request to this file (never a secret).")
     var logFile: String?
 
@@ -60,11 +65,13 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
         if let rateLimit, rateLimit < 1 { throw ValidationError("--rate-limit must be at least 1") }
         guard latency >= 0 else { throw ValidationError("--latency must not be negative") }
         if let closeIdle, closeIdle < 1 { throw ValidationError("--close-idle must be at least 1 (milliseconds)") }
+        guard clockSkew >= 1 else { throw ValidationError("--clock-skew must be at least 1 (seconds)") }
         if let budget {
             do { _ = try SandboxBudget.parse(budget) } catch { throw ValidationError("--\(error)") }
         }
-        for spec in [faults, imageFaults].compactMap({ $0 }) {
-            do { _ = try FaultSpec.parse(spec) } catch { throw ValidationError("\(error)") }
+        for (option, spec) in [("--faults", faults), ("--image-faults", imageFaults)] {
+            guard let spec else { continue }
+            do { _ = try FaultSpec.parse(spec) } catch { throw ValidationError("\(option): \(error)") }
         }
     }
 
@@ -83,6 +90,7 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
             rateLimit: rateLimit, latencyMilliseconds: latency)
         configuration.logFile = logFile
         configuration.closeIdleMilliseconds = closeIdle
+        configuration.clockSkewSeconds = clockSkew
         configuration.budget = try budget.map(SandboxBudget.parse)
         let server: FlickrSandboxServer
         do {

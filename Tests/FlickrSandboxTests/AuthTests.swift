@@ -112,6 +112,26 @@ struct AuthTests {
         }
     }
 
+    @Test("--clock-skew sets how far off a timestamp may be: 20 s behind passes a 30 s skew, 40 s behind is refused")
+    func clockSkewIsConfigurable() async throws {
+        var configuration = SandboxConfiguration()
+        configuration.clockSkewSeconds = 30
+        try await withSandbox(configuration) { server in
+            let c = server.credentials
+            let url = server.url + "/services/rest/"
+            let pairs = [("method", "flickr.test.null")]
+            let now = Int(Date().timeIntervalSince1970)
+            for (behind, status) in [(20, 200), (40, 401), (-20, 200), (-40, 401)] {
+                let oauth = OAuthParameters(consumerKey: c.apiKey, token: c.oauthToken, nonce: "skew-\(behind)-\(UUID().uuidString)",
+                                            timestamp: String(now - behind))
+                let signed = Self.signed(server, verb: "GET", url: url, pairs, token: c.oauthToken, secret: c.oauthTokenSecret, oauth: oauth)
+                let answer = try await TestHTTP.get(url + "?" + FormEncoding.serialize(pairs + signed))
+                #expect(answer.status == status, "\(behind) s behind: \(answer.body)")
+                if status == 401 { #expect(answer.body == "oauth_problem=timestamp_refused") }
+            }
+        }
+    }
+
     @Test("Permissions: none/read tokens cannot write (99); setters need POST (116); bad key 100")
     func permissions() async throws {
         try await withSandbox { server in

@@ -6,34 +6,46 @@ import FlickrTestSupport
 /// no longer accepts is forgotten, so the memory stays bounded however long the server runs.
 @Suite(.tags(.unit), .kind("unit"))
 struct NonceMemoryTests {
+    static func controls(skew: Int = SandboxConfiguration.defaultClockSkew) -> SandboxControls {
+        var configuration = SandboxConfiguration()
+        configuration.clockSkewSeconds = skew
+        return SandboxControls(configuration: configuration)
+    }
+
     @Test func forgetsWhatTheClockWindowRefusesAnyway() {
-        let controls = SandboxControls(configuration: SandboxConfiguration())
+        let controls = Self.controls()
+        let skew = controls.clockSkew
         let now = 1_000_000
         for i in 0..<5_000 {
             #expect(controls.useNonce(consumerKey: "key", timestamp: now, nonce: "n\(i)", now: now))
         }
         #expect(controls.rememberedNonces == 5_000)
         // A replay inside the window, and the same nonce under another key or timestamp.
-        #expect(!controls.useNonce(consumerKey: "key", timestamp: now, nonce: "n17", now: now + 299))
-        #expect(controls.useNonce(consumerKey: "other", timestamp: now, nonce: "n17", now: now + 299))
-        #expect(controls.useNonce(consumerKey: "key", timestamp: now + 1, nonce: "n17", now: now + 299))
-        // Still remembered at the last second a timestamp of now + skew could pass.
-        #expect(!controls.useNonce(consumerKey: "key", timestamp: now, nonce: "n18", now: now + 2 * OAuthLimits.timestampSkew))
-        // One second later the first 5,000 are gone; only the three recent ones and this stay.
-        #expect(controls.useNonce(consumerKey: "key", timestamp: now + 601, nonce: "fresh", now: now + 2 * OAuthLimits.timestampSkew + 1))
-        #expect(controls.rememberedNonces == 3)
+        #expect(!controls.useNonce(consumerKey: "key", timestamp: now, nonce: "n17", now: now + skew - 1))
+        #expect(controls.useNonce(consumerKey: "other", timestamp: now, nonce: "n17", now: now + skew - 1))
+        #expect(controls.useNonce(consumerKey: "key", timestamp: now + 1, nonce: "n17", now: now + skew - 1))
+        // Still remembered at the last second the clock check lets the timestamp pass.
+        #expect(!controls.useNonce(consumerKey: "key", timestamp: now, nonce: "n18", now: now + skew))
+        // One second later all with that timestamp are gone: only the one a second younger and
+        // this stay.
+        #expect(controls.useNonce(consumerKey: "key", timestamp: now + skew + 1, nonce: "fresh", now: now + skew + 1))
+        #expect(controls.rememberedNonces == 2)
     }
 
-    /// Hours of calls at a steady rate: the memory holds one window's worth, not the run's.
-    @Test func staysBoundedOverALongRun() {
-        let controls = SandboxControls(configuration: SandboxConfiguration())
+    /// Hours of calls at a steady rate: the memory holds one window's worth, not the run's — the
+    /// window is the clock skew when the client's clock is right, twice it when the client's
+    /// clock runs as far ahead as the server accepts; `--clock-skew` sets it.
+    @Test(arguments: [(SandboxConfiguration.defaultClockSkew, 0), (SandboxConfiguration.defaultClockSkew, 300), (30, 0), (30, -30)])
+    func staysBoundedOverALongRun(skew: Int, clientAhead: Int) {
+        let controls = Self.controls(skew: skew)
         var peak = 0
         for second in 0..<7_200 {
             for i in 0..<20 {
-                #expect(controls.useNonce(consumerKey: "key", timestamp: second, nonce: "\(second)-\(i)", now: second))
+                #expect(controls.useNonce(consumerKey: "key", timestamp: second + clientAhead, nonce: "\(second)-\(i)", now: second))
             }
             peak = max(peak, controls.rememberedNonces)
         }
-        #expect(peak == 20 * (2 * OAuthLimits.timestampSkew + 1), "peak \(peak)")
+        // Kept from arrival until timestamp + skew: skew + clientAhead + 1 seconds of arrivals.
+        #expect(peak == 20 * (skew + clientAhead + 1), "peak \(peak)")
     }
 }

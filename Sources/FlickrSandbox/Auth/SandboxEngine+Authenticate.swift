@@ -35,7 +35,7 @@ extension SandboxEngine {
         guard let tsString = params["oauth_timestamp"], let timestamp = Int(tsString) else {
             throw OAuthProblem("parameter_absent&oauth_parameters_absent=oauth_timestamp")
         }
-        guard abs(timestamp - now) <= OAuthLimits.timestampSkew else {
+        guard abs(timestamp - now) <= controls.clockSkew else {
             throw OAuthProblem("timestamp_refused")
         }
         guard let nonce = params["oauth_nonce"], !nonce.isEmpty else {

@@ -38,7 +38,8 @@ public struct FaultSpec: Sendable, Hashable {
     public var total: Double { probabilities.values.reduce(0, +) }
 
     /// Parses the `--faults` syntax: comma-separated `kind=probability` pairs; an empty string
-    /// or `none` means no faults.
+    /// or `none` means no faults. The error does not name an option: the same syntax is read by
+    /// `--faults`, `--image-faults` and the Lua `sandbox.faults`, and each caller names itself.
     public static func parse(_ spec: String) throws -> FaultSpec {
         let trimmed = spec.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty || trimmed == "none" { return .none }
@@ -46,20 +47,20 @@ public struct FaultSpec: Sendable, Hashable {
         for item in trimmed.split(separator: ",") {
             let pair = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard pair.count == 2 else {
-                throw SandboxError("--faults: expected kind=probability, got \"\(item)\"")
+                throw SandboxError("expected kind=probability, got \"\(item)\"")
             }
             guard let kind = FaultKind(rawValue: pair[0]) else {
                 let kinds = FaultKind.allCases.map(\.rawValue).joined(separator: ", ")
-                throw SandboxError("--faults: unknown kind \"\(pair[0])\" (kinds: \(kinds))")
+                throw SandboxError("unknown kind \"\(pair[0])\" (kinds: \(kinds))")
             }
             guard let p = Double(pair[1]), p.isFinite, p >= 0, p <= 1 else {
-                throw SandboxError("--faults: probability for \(pair[0]) must be a number from 0 to 1, got \"\(pair[1])\"")
+                throw SandboxError("probability for \(pair[0]) must be a number from 0 to 1, got \"\(pair[1])\"")
             }
             result[kind] = p
         }
         let spec = FaultSpec(probabilities: result)
         guard spec.total <= 1.000_000_1 else {
-            throw SandboxError("--faults: probabilities add up to \(spec.total), more than 1")
+            throw SandboxError("probabilities add up to \(spec.total), more than 1")
         }
         return spec
     }

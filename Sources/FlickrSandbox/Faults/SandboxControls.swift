@@ -26,7 +26,7 @@ final class SandboxControls: Sendable {
     private let settings: Mutex<Settings>
     /// The OAuth nonces of the accepted clock window, each kept as a 64-bit digest of (consumer
     /// key, timestamp, nonce) with the time it may be forgotten, in arrival order: about 30 bytes
-    /// a request, so that a soak of 100 calls a second holds under 2 MiB. Two different
+    /// a request, so that 100 calls a second hold about 1 MiB with the default skew. Two different
     /// requests share a digest with a chance of about n²/2⁶⁵ — a spurious `nonce_used`, never a
     /// replay let through.
     private let nonces = Mutex(NonceMemory())
@@ -42,7 +42,11 @@ final class SandboxControls: Sendable {
     /// Connections accepted since the server started.
     private let connections = Atomic<Int>(0)
 
+    /// `--clock-skew`: the most seconds an `oauth_timestamp` may be off the server's clock.
+    let clockSkew: Int
+
     init(configuration: SandboxConfiguration) {
+        clockSkew = configuration.clockSkewSeconds
         settings = Mutex(Settings(faults: configuration.faults, imageFaults: configuration.imageFaults,
                                   latencyMilliseconds: max(0, configuration.latencyMilliseconds),
                                   rateLimit: configuration.rateLimit, budget: configuration.budget))
@@ -160,8 +164,11 @@ final class SandboxControls: Sendable {
     }
 
     /// Records an OAuth nonce; false if the same consumer key, timestamp and nonce were seen.
-    /// Entries are forgotten once their timestamp can no longer pass the clock check: a nonce
-    /// arriving at `now` carries a timestamp of at most `now + skew`, refused from `now + 2 × skew`.
+    /// An entry is forgotten once its timestamp can no longer pass the clock check (from
+    /// `timestamp + skew + 1` on), since a replay then fails on the clock. Entries leave from the
+    /// front of the arrival queue, so one whose timestamp is older than its predecessors' stays
+    /// a little longer than it needs — never less — and the memory still holds at most
+    /// `2 × skew` seconds of arrivals (an accepted timestamp is at most `now + skew`).
     func useNonce(consumerKey: String, timestamp: Int, nonce: String, now: Int) -> Bool {
         var hasher = Hasher()
         hasher.combine(consumerKey)
@@ -179,17 +186,11 @@ final class SandboxControls: Sendable {
                 n.first = 0
             }
             guard n.seen.insert(digest).inserted else { return false }
-            n.order.append((digest, now + 2 * OAuthLimits.timestampSkew))
+            n.order.append((digest, timestamp + clockSkew))
             return true
         }
     }
 
     /// How many nonces are remembered now.
     var rememberedNonces: Int { nonces.withLock { $0.seen.count } }
-}
-
-/// OAuth acceptance limits.
-enum OAuthLimits {
-    /// Accepted difference between a request's `oauth_timestamp` and the server clock.
-    static let timestampSkew = 300
 }

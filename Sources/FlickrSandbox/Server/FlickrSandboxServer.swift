@@ -44,6 +44,7 @@ public final class FlickrSandboxServer: Sendable {
         guard (0...65_535).contains(configuration.port) else { throw SandboxError("port \(configuration.port) is out of range") }
         if let rate = configuration.rateLimit, rate < 1 { throw SandboxError("the rate limit must be at least 1 call per second") }
         if let idle = configuration.closeIdleMilliseconds, idle < 1 { throw SandboxError("--close-idle must be at least 1 ms") }
+        if configuration.clockSkewSeconds < 1 { throw SandboxError("--clock-skew must be at least 1 second") }
         let store = try SandboxStore.open(configuration)
         let controls = SandboxControls(configuration: configuration)
         let engine = SandboxEngine(store: store, controls: controls, logger: logger)

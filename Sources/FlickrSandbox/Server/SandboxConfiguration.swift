@@ -28,6 +28,15 @@ public struct SandboxConfiguration: Sendable {
     /// a `Connection: close` beforehand — as busy servers and proxies do. A few milliseconds make
     /// clients meet connections closed between their requests (nil = kept open).
     public var closeIdleMilliseconds: Int? = nil
+    /// `--clock-skew SECONDS`: how far a request's `oauth_timestamp` may be from the server's
+    /// clock before it is refused (`timestamp_refused`); a nonce is remembered until its
+    /// timestamp would be refused, so this also bounds the nonce memory (about 30 bytes a request
+    /// for this long). Flickr's own tolerance is not documented; ``defaultClockSkew`` is the usual
+    /// five minutes of OAuth servers.
+    public var clockSkewSeconds: Int = Self.defaultClockSkew
+
+    /// Five minutes, the tolerance OAuth servers commonly give (and the sandbox's default).
+    public static let defaultClockSkew = 300
 
     /// Memberwise, with the defaults above.
     public init(host: String = "127.0.0.1", port: Int = 0, dataFile: String? = nil, stateDirectory: String? = nil,
