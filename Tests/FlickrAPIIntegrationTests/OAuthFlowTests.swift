@@ -47,17 +47,28 @@ import FlickrTestSupport
         #expect(try await SandboxHarness.fetch(receiver.callbackURL + "?oauth_token=t&oauth_verifier=v").status == 200)
         let got = try await receiver.waitForCallback(timeout: 10)
         #expect(got.token == "t" && got.verifier == "v")
-        var refused = false
-        for _ in 0..<50 {  // the close is asynchronous: until it lands, a connect may still succeed
-            do {
-                _ = try await SandboxHarness.fetch(receiver.callbackURL + "?oauth_token=x&oauth_verifier=y")
-                try await Task.sleep(for: .milliseconds(20))
-            } catch {
-                refused = true
-                break
-            }
+        // The close is asynchronous (it hops to the listener's loop): told when it has landed.
+        try await withDeadline(60, "the listener to close") { await receiver.waitUntilClosed() }
+        // A plain connect, refused at once (an HTTP client would retry the connection until its
+        // deadline).
+        let port = try #require(URL(string: receiver.callbackURL)?.port)
+        #expect(!Self.acceptsConnections(port: port), "the receiver still listens after its one request")
+    }
+
+    /// Whether something listens on 127.0.0.1:`port`: one blocking connect, which loopback
+    /// answers at once.
+    static func acceptsConnections(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        #expect(refused, "the receiver still answers after its one request")
+        return status == 0
     }
 
     @Test func wrongVerifierIsRejected() async throws {

@@ -12,7 +12,7 @@ struct DurabilityTests {
     static func start(_ dir: URL) async throws -> (InteractiveProcess, SandboxClient) {
         let sandbox = try InteractiveProcess(try Products.executable("flickr-sandbox"), ["--port", "0", "--state", dir.path],
                                              environment: ProcessInfo.processInfo.environment)
-        guard await sandbox.waitForLine(timeout: 30, { $0 == "ready" }) != nil else {
+        guard await sandbox.waitForLine(timeout: 120, { $0 == "ready" }) != nil else {
             sandbox.process.terminate()
             throw TestFailure("flickr-sandbox did not start: \(sandbox.stderr)")
         }
@@ -57,7 +57,7 @@ struct DurabilityTests {
                 }
             }
         }
-        _ = await sandbox.wait(timeout: 10)
+        _ = await sandbox.wait(timeout: 60)
         let written = answered.all
         #expect(written.values.map(\.count).reduce(0, +) >= 150)
         let (again, client2) = try await Self.start(dir)
@@ -68,7 +68,7 @@ struct DurabilityTests {
             #expect(missing.isEmpty, "photo \(photo) lost \(missing)")
         }
         again.process.terminate()
-        _ = await again.wait(timeout: 10)
+        _ = await again.wait(timeout: 60)
     }
 
     @Test("16 concurrent writers on one photo and one set lose no update, in memory and on disk")

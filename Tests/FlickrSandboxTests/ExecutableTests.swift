@@ -27,7 +27,7 @@ struct ExecutableTests {
         let echo = try await TestHTTP.get(url + "/services/rest/?method=flickr.test.echo&api_key=\(values["api_key"] ?? "")&x=1")
         #expect(echo.body.contains("<x>1</x>"))
         sandbox.process.terminate()  // SIGTERM
-        let status = await sandbox.wait(timeout: 10)
+        let status = await sandbox.wait(timeout: 60)
         #expect(status == 0)
     }
 
@@ -40,7 +40,7 @@ struct ExecutableTests {
             let ready = await sandbox.waitForLine(timeout: 60) { $0 == "ready" }
             #expect(ready != nil, "\(args): \(sandbox.stderr)")
             sandbox.process.terminate()
-            _ = await sandbox.wait(timeout: 10)
+            _ = await sandbox.wait(timeout: 60)
         }
     }
 
@@ -48,12 +48,12 @@ struct ExecutableTests {
     func badOptions() async throws {
         for args in [["--faults", "boom=1"], ["--port", "70000"], ["--rate-limit", "0"], ["--image-faults", "5xx=2"], ["--budget", "3"], ["--budget", "0/60"],
                      ["--clock-skew", "0"], ["--clock-skew", "soon"]] {
-            let r = try await Products.run(try Products.executable("flickr-sandbox"), args, timeout: 10)
+            let r = try await Products.run(try Products.executable("flickr-sandbox"), args, timeout: 60)
             #expect(!r.timedOut && r.status != 0 && r.stderr.contains(args[0]), "\(args): \(r.stderr)")
         }
         // Only loopback unless asked: the sandbox prints its secrets.
         for host in ["0.0.0.0", "192.168.1.10", "::"] {
-            let r = try await Products.run(try Products.executable("flickr-sandbox"), ["--host", host], timeout: 10)
+            let r = try await Products.run(try Products.executable("flickr-sandbox"), ["--host", host], timeout: 60)
             #expect(!r.timedOut && r.status != 0 && r.stderr.contains("--allow-remote"), "\(host): \(r.stderr)")
         }
     }

@@ -21,12 +21,12 @@ struct REPLPTYTests {
     @Test(":help, :doc METHOD, :time EXPR, unknown command, :quit")
     func commands() async throws { try await Self.scenario("commands") }
 
-    @Test("Ctrl-C cancels a call to a --latency 5000 sandbox in well under 5 s (kind cancelled)")
+    @Test("Ctrl-C cancels a call to a --latency 20000 sandbox in well under 20 s (kind cancelled)")
     func cancel() async throws {
         let output = try await Self.scenario("cancel", sandbox: true)
         let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("cancel_seconds=") })
         let seconds = try #require(Double(line.dropFirst("cancel_seconds=".count)))
-        #expect(seconds < 4.0, "Ctrl-C took \(seconds) s")
+        #expect(seconds < 10.0, "Ctrl-C took \(seconds) s")
     }
 
     @Test("Ctrl-C clears the line, drops a pending chunk, interrupts a busy loop twice without dying")

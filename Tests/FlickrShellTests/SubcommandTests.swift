@@ -103,14 +103,14 @@ struct SubcommandTests {
         defer { Task { try? await server.stop() } }
         let login = try InteractiveProcess(flickr, ["--endpoint", server.url, "login", "--perms", "write"],
                                            environment: loginEnvironment(server))
-        let url = try #require(await login.waitForLine(timeout: 30) { $0.hasPrefix("http") }, "no authorize URL: \(login.stdout) \(login.stderr)")
+        let url = try #require(await login.waitForLine(timeout: 120) { $0.hasPrefix("http") }, "no authorize URL: \(login.stdout) \(login.stderr)")
         #expect(url.contains("perms=write"))
         let page = try await Self.browse(url)
         let verifier = try #require(page.range(of: "<span id=\"oauth_verifier\">").flatMap { r in
             page[r.upperBound...].split(separator: "<").first.map(String.init)
         })
         login.write(verifier + "\n")
-        let status = await login.wait(timeout: 30)
+        let status = await login.wait(timeout: 120)
         #expect(status == 0, "\(login.stdout) \(login.stderr)")
         #expect(login.stdout.contains("Logged in as \(server.credentials.username)"))
         try await checkProfileAndWhoAmI(server, perms: "write")
@@ -121,11 +121,11 @@ struct SubcommandTests {
         defer { Task { try? await server.stop() } }
         let login = try InteractiveProcess(flickr, ["--endpoint", server.url, "login", "--perms", "read", "--callback", "loopback"],
                                            environment: loginEnvironment(server))
-        let url = try #require(await login.waitForLine(timeout: 30) { $0.hasPrefix("http") }, "no authorize URL: \(login.stderr)")
+        let url = try #require(await login.waitForLine(timeout: 120) { $0.hasPrefix("http") }, "no authorize URL: \(login.stderr)")
         #expect(url.contains("perms=read"))
         let landing = try await Self.browse(url)  // the sandbox approves and redirects to 127.0.0.1
         #expect(landing.contains("Authorised"))
-        let status = await login.wait(timeout: 30)
+        let status = await login.wait(timeout: 120)
         #expect(status == 0, "\(login.stdout) \(login.stderr)")
         try await checkProfileAndWhoAmI(server, perms: "read")
     }
@@ -139,9 +139,9 @@ struct SubcommandTests {
         let server = try await FlickrSandboxServer.start(SandboxConfiguration())
         defer { Task { try? await server.stop() } }
         let login = try InteractiveProcess(flickr, ["--endpoint", server.url, "login"], environment: loginEnvironment(server))
-        _ = await login.waitForLine(timeout: 30) { $0.hasPrefix("http") }
+        _ = await login.waitForLine(timeout: 120) { $0.hasPrefix("http") }
         login.write("000-000-000\n")
-        let status = await login.wait(timeout: 30)
+        let status = await login.wait(timeout: 120)
         #expect(status == 1)
         #expect(login.stderr.contains("verifier_invalid") || login.stderr.contains("verifier invalid"))
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("config/flickr/profiles/default.json").path))

@@ -110,6 +110,8 @@ public final class InteractiveProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var outText = ""
     private var errText = ""
+    /// Streams read to their end (0, 1 or 2): what was written before the exit is all in.
+    private var streamsEnded = 0
 
     public init(_ executable: URL, _ arguments: [String], environment: [String: String]) throws {
         process.executableURL = executable
@@ -123,8 +125,13 @@ public final class InteractiveProcess: @unchecked Sendable {
             Thread { [weak self] in
                 while true {
                     let chunk = pipe.fileHandleForReading.availableData
-                    if chunk.isEmpty { break }
                     guard let self else { break }
+                    if chunk.isEmpty {
+                        self.lock.lock()
+                        self.streamsEnded += 1
+                        self.lock.unlock()
+                        break
+                    }
                     self.lock.lock()
                     if isOut { self.outText += String(decoding: chunk, as: UTF8.self) } else { self.errText += String(decoding: chunk, as: UTF8.self) }
                     self.lock.unlock()
@@ -159,7 +166,9 @@ public final class InteractiveProcess: @unchecked Sendable {
             process.terminate()
             return nil
         }
-        try? await Task.sleep(for: .milliseconds(50))  // let the readers drain
+        // Told, not guessed: both readers have seen the end of their pipe (a grandchild that
+        // kept one open only delays this to the deadline).
+        while lock.withLock({ streamsEnded < 2 }), Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         return process.terminationStatus
     }
 }

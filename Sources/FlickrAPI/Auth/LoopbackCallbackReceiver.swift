@@ -66,6 +66,11 @@ public final class LoopbackCallbackReceiver: Sendable {
         return try outcome.get()
     }
 
+    /// Returns once the listening socket is closed: after the expected request, or ``stop()``.
+    public func waitUntilClosed() async {
+        try? await channel.closeFuture.get()
+    }
+
     /// Stops listening.
     public func stop() async {
         try? await channel.close()
