@@ -126,15 +126,16 @@ public final class InteractiveProcess: @unchecked Sendable {
                 while true {
                     let chunk = pipe.fileHandleForReading.availableData
                     guard let self else { break }
-                    if chunk.isEmpty {
-                        self.lock.lock()
-                        self.streamsEnded += 1
-                        self.lock.unlock()
-                        break
+                    self.lock.withLock {
+                        if chunk.isEmpty {
+                            self.streamsEnded += 1
+                        } else if isOut {
+                            self.outText += String(decoding: chunk, as: UTF8.self)
+                        } else {
+                            self.errText += String(decoding: chunk, as: UTF8.self)
+                        }
                     }
-                    self.lock.lock()
-                    if isOut { self.outText += String(decoding: chunk, as: UTF8.self) } else { self.errText += String(decoding: chunk, as: UTF8.self) }
-                    self.lock.unlock()
+                    if chunk.isEmpty { break }
                 }
             }.start()
         }
