@@ -74,8 +74,7 @@ static int drain(void) {
 
 int frl_take_interrupts(void) {
     if (sig_pipe[0] < 0) return 0;
-    winch_pending = 0;
-    return drain();
+    return drain();  /* a window change stays noted for the next line read */
 }
 
 int frl_wait(int fd, int timeout_ms) {
@@ -102,8 +101,9 @@ int frl_wait(int fd, int timeout_ms) {
         if (r == 0) return -1;
         if (sig_pipe[0] >= 0 && FD_ISSET(sig_pipe[0], &fds)) {
             if (drain() > 0) return 0;
-            winch_pending = 0;  /* only a window change: nothing to do while not editing */
-            if (!FD_ISSET(fd, &fds)) continue;
+            /* Only a window change: the editor redraws at the new width now; anyone else leaves
+               it noted (winch_pending) for the next line read. */
+            if (!FD_ISSET(fd, &fds)) return 2;
         }
         if (FD_ISSET(fd, &fds)) return 1;
     }
@@ -248,10 +248,20 @@ int frl_readline(const char *prompt, char **out) {
     if (rl_instream == NULL) rl_instream = stdin;
     if (rl_outstream == NULL) rl_outstream = stdout;
     fflush(stdout);
+    /* The size may have changed since the last line (during a call, in a pager, which gets the
+       window changes while it owns the terminal): read it before the prompt is drawn. */
+    winch_pending = 0;
+    rl_reset_screen_size();
     rl_callback_handler_install(prompt, on_line);
     int in = fileno(rl_instream);
     while (!got_done) {
         int r = frl_wait(in, -1);
+        if (r == 2) {
+            /* A window change while editing: redraw the line at the new width at once. */
+            winch_pending = 0;
+            rl_resize_terminal();
+            continue;
+        }
         if (r == 0) {
             /* Ctrl-C: discard the line and start over, as bash does. */
             rl_free_line_state();
@@ -267,7 +277,7 @@ int frl_readline(const char *prompt, char **out) {
             rl_callback_handler_remove();
             return FRL_EOF;
         }
-        if (winch_pending) {
+        if (winch_pending) {  /* arrived together with a key */
             winch_pending = 0;
             rl_resize_terminal();
         }
@@ -312,6 +322,7 @@ int frl_plain_readline(const char *prompt, char **out) {
         }
         if (plain_eof) return FRL_EOF;
         int r = frl_wait(STDIN_FILENO, -1);
+        if (r == 2) continue;  /* a window change: nothing to redraw without readline */
         if (r == 0) {
             plain_len = 0;  /* like the terminal: Ctrl-C drops what was typed */
             fputs("\n", stdout);

@@ -74,6 +74,9 @@ final class FlickrModule {
         installConfiguration(state, flickr)
         installJobs(state, flickr)
         try installLuaPart(state, flickr)
+        // The module itself answers a name it lacks as its namespaces do: `flickr.nope.foo{}`
+        // says "no such method or namespace" with the nearest names, not "attempt to index nil".
+        setLookup(state, forNamespaceAt: flickr, path: "flickr")
         state.pushCopy(of: flickr)
         try state.registerModule("flickr")
     }
@@ -138,7 +141,8 @@ final class FlickrModule {
 
     /// [-0, +0] Gives the namespace table at `index` (named `path`) a metatable whose `__index`
     /// resolves a key case-insensitively to a method or namespace of the table, and raises a
-    /// usage error naming the nearest methods for any other key.
+    /// usage error naming the nearest methods (else the nearest names of the table) for any
+    /// other key.
     private func setLookup(_ state: LuaState, forNamespaceAt index: Int32, path: String) {
         state.newTable(record: 1)
         state.push(function: path + ".__index") { call in
@@ -146,9 +150,11 @@ final class FlickrModule {
             let key = try call.string(2)
             // A method or namespace of this table, in another case: the same entry.
             var match: String?
+            var names: [String] = []
             s.forEachRawEntry(inTableAt: 1) { e in
-                if s.type(at: e.keyIndex) == .string, let k = s.string(at: e.keyIndex), k.lowercased() == key.lowercased() {
-                    match = k
+                if s.type(at: e.keyIndex) == .string, let k = s.string(at: e.keyIndex) {
+                    if k.lowercased() == key.lowercased() { match = k }
+                    names.append(k)
                 }
                 return match == nil
             }
@@ -157,7 +163,8 @@ final class FlickrModule {
                 return .results(1)
             }
             let full = path + "." + key
-            let near = MethodCatalog.shared.suggestions(forMethod: full)
+            var near = MethodCatalog.shared.suggestions(forMethod: full)
+            if near.isEmpty { near = Suggestions.closest(to: key, among: names).map { path + "." + $0 } }
             throw FlickrError.usage("no such method or namespace" + Suggestions.phrase(near)
                                     + " — flickr.methods(\"\(path)\") lists them", method: full)
         }

@@ -29,8 +29,9 @@ int frl_signals_install(void);
 void frl_signals_restore(void);
 /* Drops interrupts that arrived so far; returns how many there were. */
 int frl_take_interrupts(void);
-/* Waits until `fd` is readable (returns 1) or an interrupt arrives (returns 0, consumed);
-   `timeout_ms` < 0 waits for ever (returns -1 on timeout or error). */
+/* Waits until `fd` is readable (returns 1), an interrupt arrives (returns 0, consumed) or the
+   window changes (returns 2; the change stays noted for the next frl_readline, which reads the
+   new size); `timeout_ms` < 0 waits for ever (returns -1 on timeout or error). */
 int frl_wait(int fd, int timeout_ms);
 
 /* Readline settings for the REPL: application name (for `$if` in ~/.inputrc), word breaks that
@@ -40,6 +41,11 @@ void frl_configure(const char *name, const char *word_breaks, frl_candidates_fn 
 int frl_readline(const char *prompt, char **out);
 /* Reads one line from standard input without readline, after writing `prompt` to stdout. */
 int frl_plain_readline(const char *prompt, char **out);
+/* Runs `/bin/sh -c command` as a foreground job of the terminal (its own process group, made
+   the terminal's foreground group until it ends; default signal actions) with `text` on its
+   standard input, waits for it, then takes the terminal back and restores its modes. Returns 0
+   with the wait status in *status, or -1 with errno when it could not be started. */
+int frl_run_pager(const char *command, const char *text, size_t len, int *status);
 /* Terminal width in columns (standard output, else 80). */
 int frl_columns(void);
 /* The terminal's height (24 when not a terminal). */

@@ -34,6 +34,7 @@ extension FlickrClient {
     ///   that cannot be written), `.cancelled`.
     public func download(from url: String, to path: String,
                          progress: DownloadProgress? = nil) async throws(FlickrError) -> DownloadOutcome {
+        try Self.createFolder(of: path)
         var attempts = 0
         var outcome = try await withRetries(method: "download", isWrite: false, rateLimited: false) { () async throws(FlickrError) in
             attempts += 1
@@ -41,6 +42,22 @@ extension FlickrClient {
         }
         outcome.attempts = attempts
         return outcome
+    }
+
+    /// Creates the folder `path` goes into when it is missing (as `flickr download --dir`
+    /// does), before any request: a folder that cannot be made is a usage error.
+    static func createFolder(of path: String) throws(FlickrError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        if folder.isEmpty || (FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue) {
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw FlickrError.usage("cannot create the folder \(folder) for \((path as NSString).lastPathComponent): "
+                                    + ((error as NSError).localizedFailureReason ?? error.localizedDescription), method: "download")
+        }
     }
 
     /// One GET: skip, stream to the `.part` file and rename, or throw.

@@ -13,6 +13,25 @@ enum REPLCommand: Equatable {
     case unknown(String)
     case usage(String)
 
+    /// The commands as Tab completes them after `:` (a space after those that take words).
+    static let completions = [":doc ", ":help", ":history", ":quit", ":set ", ":time "]
+
+    /// Tab completion of a line that is only a command being typed (`:he`) or the name of a
+    /// setting after `:set `: the candidates and the byte offset of the word they replace; nil
+    /// for any other line (Lua's completer takes those).
+    static func candidates(completing line: String) -> (list: [String], start: Int)? {
+        let leading = line.prefix { $0 == " " || $0 == "\t" }
+        let text = line.dropFirst(leading.count)
+        if text.hasPrefix(":"), !text.hasPrefix("::"), text.dropFirst().allSatisfy(\.isLetter) {
+            return (completions.filter { $0.hasPrefix(text) }, leading.utf8.count)
+        }
+        if text.hasPrefix(":set "), case let word = text.dropFirst(5).drop(while: { $0 == " " }), word.allSatisfy(\.isLetter) {
+            let names = ["depth ", "items ", "pager "].filter { $0.hasPrefix(word) }
+            return (names, line.utf8.count - word.utf8.count)
+        }
+        return nil
+    }
+
     /// Parses a line that starts with `:` (nil when the line is Lua, e.g. `::label::`).
     static func parse(_ line: String) -> REPLCommand? {
         let text = line.trimmingCharacters(in: .whitespaces)

@@ -44,11 +44,17 @@ func replCandidates(_ line: UnsafePointer<CChar>?, _ point: Int32,
     guard let line, let (runtime, support) = Completion.active else { return nil }
     let bytes = UnsafeRawBufferPointer(start: line, count: max(0, Int(point)))
     let before = String(decoding: bytes, as: UTF8.self)
-    let (list, luaStart) = Completion.candidates(for: before, runtime: runtime, support: support)
+    let list: [String], offset: Int
+    if let commands = REPLCommand.candidates(completing: before) {
+        (list, offset) = commands
+    } else {
+        let (luaList, luaStart) = Completion.candidates(for: before, runtime: runtime, support: support)
+        (list, offset) = (luaList, luaStart - 1)
+    }
     guard !list.isEmpty,
           let array = calloc(list.count + 1, MemoryLayout<UnsafeMutablePointer<CChar>?>.stride)?
             .assumingMemoryBound(to: UnsafeMutablePointer<CChar>?.self) else { return nil }
     for (i, candidate) in list.enumerated() { array[i] = strdup(candidate) }
-    start?.pointee = Int32(max(0, luaStart - 1))
+    start?.pointee = Int32(max(0, offset))
     return array
 }

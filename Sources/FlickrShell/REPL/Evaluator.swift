@@ -72,6 +72,24 @@ enum Evaluator {
         }
     }
 
+    /// The error of a chunk that ends unfinished (end of input at `>>`): the statement form's
+    /// message as lua.c gives it (`stdin:1: 'end' expected near <eof>`), or the expression
+    /// form's when only that one stops at `<eof>` (`{` …). Nil when the chunk compiles.
+    static func incompleteError(_ chunk: String, on state: LuaState) -> REPLError? {
+        let base = state.top
+        defer { state.setTop(base) }
+        var statement: LuaError?
+        do { try state.load(chunk, name: chunkName) } catch { statement = error }
+        guard let statement else { return nil }
+        if !statement.isIncompleteInput {
+            let source = chunk.hasPrefix("=") ? String(chunk.dropFirst()) : chunk
+            do { try state.load("return " + source, name: chunkName) } catch where error.isIncompleteInput {
+                return REPLError(message: error.message)
+            } catch {}
+        }
+        return REPLError(message: statement.message)
+    }
+
     /// Compiles and runs `chunk`; sets `_` to the first result, renders the results with the
     /// support table's `show`. Leaves the stack as it found it.
     static func evaluate(_ chunk: String, on state: LuaState, support: REPLSupport?, color: Bool, width: Int,

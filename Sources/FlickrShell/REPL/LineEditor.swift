@@ -101,6 +101,7 @@ final class LineEditor {
             switch frl_wait(done, -1) {
             case 0: onInterrupt()
             case 1: return
+            case 2: continue  // a window change: the next prompt reads the new size
             default:
                 // select failed (should not happen); don't spin
                 usleep(10_000)
@@ -108,8 +109,8 @@ final class LineEditor {
         }
     }
 
-    /// The terminal's width (80 when not a terminal).
-    var columns: Int { Int(frl_columns()) }
+    /// The terminal's width now (80 when not a terminal); safe on any thread.
+    static var terminalColumns: Int { Int(frl_columns()) }
 
     /// The terminal's height (24 when not a terminal).
     var rows: Int { Int(frl_rows()) }

@@ -51,6 +51,10 @@ final class REPLLoop {
     let palette: Palette
     /// What `:set` changes.
     var settings = REPLSettings()
+    /// The pager for tall output; nil once it proved unusable (it was not found, say).
+    var pager: Pager?
+    /// Pager problems already reported (each is reported once a session).
+    private var pagerWarnings: Set<String> = []
     /// Read end [0] and write end [1] of the pipe the Lua thread writes to when a chunk is done.
     private var donePipe: [Int32] = [-1, -1]
 
@@ -58,6 +62,7 @@ final class REPLLoop {
         self.runtime = runtime
         self.options = options
         self.palette = Palette(enabled: options.color)
+        self.pager = options.pager.map(Pager.init(command:))
     }
 
     func run() -> Int32 {
@@ -82,6 +87,15 @@ final class REPLLoop {
         while true {
             if pending.isEmpty { editor.discardPendingInterrupts() }
             switch editor.read(prompt: prompt(continuation: !pending.isEmpty)) {
+            case .endOfInput where !pending.isEmpty:
+                // As lua.c: the unfinished chunk is reported as the syntax error it is, and the
+                // session goes on at the primary prompt (a second Ctrl-D leaves).
+                if editor.interactive { FileHandleOutput.standardOutput("\n") }
+                let chunk = pending.joined(separator: "\n")
+                editor.remember(timed ? ":time " + chunk : chunk)
+                report(.failure(incompleteError(chunk)), timed: false, editor: editor)
+                pending = []
+                timed = false
             case .endOfInput:
                 if editor.interactive { FileHandleOutput.standardOutput("\n") }
                 if let problem = editor.saveHistory() { FileHandleOutput.standardError("flickr: \(problem)\n") }
@@ -145,12 +159,12 @@ final class REPLLoop {
         final class Box: @unchecked Sendable { var outcome: EvaluationOutcome? }
         let box = Box()
         let color = options.color
-        let width = editor.columns
         let (depth, items) = (settings.depth, settings.items)
         let signal = donePipe[1]
         fflush(nil)
         let posted = runtime.post { state in
-            box.outcome = Evaluator.evaluate(chunk, on: state, support: support, color: color, width: width,
+            // The width when the results are rendered: a resize during the call counts.
+            box.outcome = Evaluator.evaluate(chunk, on: state, support: support, color: color, width: LineEditor.terminalColumns,
                                              depth: depth, items: items)
             var byte: UInt8 = 1
             _ = write(signal, &byte, 1)
@@ -212,7 +226,7 @@ final class REPLLoop {
             if let name {
                 if let problem = settings.set(name, value) { FileHandleOutput.standardError(palette.error(problem) + "\n") }
             } else {
-                FileHandleOutput.standardOutput(settings.description + (options.pager == nil ? "  (no pager found: set PAGER)" : "") + "\n")
+                FileHandleOutput.standardOutput(settings.description + (pager == nil ? "  (no pager: set PAGER)" : "") + "\n")
             }
         case .usage(let text):
             FileHandleOutput.standardError("usage: \(text)\n")
@@ -226,17 +240,38 @@ final class REPLLoop {
 
 extension REPLLoop {
     /// Prints `text` on stdout, through the pager when the REPL is on a terminal, the pager is
-    /// on, and the text is taller than the terminal (less a line for the prompt).
+    /// on, and the text is taller than the terminal (less a line for the prompt). When the pager
+    /// cannot run or fails, the text is printed all the same, after a warning (once a session).
     func show(_ text: String, editor: LineEditor) {
-        if editor.interactive, settings.pager, let pager = options.pager {
+        if editor.interactive, settings.pager, let pager {
             var lines = 0
             for byte in text.utf8 where byte == UInt8(ascii: "\n") { lines += 1 }
             if lines >= editor.rows - 1 {
                 fflush(nil)
-                if Pager.show(text, command: pager) { return }
+                switch pager.show(text) {
+                case .shown:
+                    return
+                case .unavailable(let problem):
+                    self.pager = nil
+                    warnOnce(problem)
+                case .failed(let problem):
+                    warnOnce(problem + "; printed here instead")
+                }
             }
         }
         FileHandleOutput.standardOutput(text)
+    }
+
+    /// A pager problem on stderr, the first time it happens.
+    private func warnOnce(_ problem: String) {
+        guard pagerWarnings.insert(problem).inserted else { return }
+        FileHandleOutput.standardError(palette.error("flickr: " + problem) + "\n")
+    }
+
+    /// The syntax error of a chunk that ended unfinished (Ctrl-D at `>>`), as lua.c reports it.
+    func incompleteError(_ chunk: String) -> REPLError {
+        let error = try? runtime.performAndWait { state in Evaluator.incompleteError(chunk, on: state) }
+        return (error ?? nil) ?? REPLError(message: "\(Evaluator.chunkName.dropFirst()): unfinished chunk at end of input")
     }
 }
 

@@ -22,6 +22,15 @@ enum LuaMode {
             if let server { Task.detached { try? await server.stop() } }
         }
         if inv.version { print(versionLine()) }
+        // Ctrl-C while Lua runs (the script, -e, LUA_INIT, stdin) as in lua.c: the running code
+        // raises "interrupted!" (a blocking call is cancelled and raises it too), which a script
+        // may catch with pcall; a second Ctrl-C meanwhile ends the process as lua.c's does.
+        let interrupt = session.runtime.interruptHandle
+        let watch = InterruptWatch { _ in
+            signal(SIGINT, SIG_DFL)
+            interrupt.interrupt()
+        }
+        defer { watch.stop() }
         do {
             try await prepare(inv, session: session, environment: environment)
             for action in inv.actions { try await perform(action, session: session) }
@@ -55,6 +64,7 @@ enum LuaMode {
         }
         fflush(nil)
         guard startREPL else { return 0 }
+        watch.stop()  // the REPL takes Ctrl-C its own way
         let options = REPLOptions(color: Terminal.colorEnabled(noColorOption: inv.noColor, environment: environment),
                                   historyPath: historyPath(environment), banner: false,
                                   pager: Pager.command(environment: environment))

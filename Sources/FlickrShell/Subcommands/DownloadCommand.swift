@@ -65,27 +65,61 @@ enum DownloadCommand {
         }
 
         let progress = Terminal.stderrIsTerminal ? BatchProgress(verb: "downloading", files: photos.count, batchTotal: nil) : nil
-        var fetched = 0, present = 0, bytes: Int64 = 0
-        var failed: [(String, String)] = []
-        for (index, item) in photos.enumerated() {
-            progress?.begin(item.id, index: index + 1)
-            do {
-                let result = try await client.downloadPhoto(id: item.id, photo: item.photo, size: size, directory: directory,
-                                                            progress: progress?.callback)
-                progress?.end(bytes: result.outcome.bytes)
-                if result.outcome.skipped { present += 1 } else { fetched += 1; bytes += result.outcome.bytes }
-                if progress == nil { print(result.outcome.path) }
-            } catch {
-                progress?.end(bytes: 0)
-                failed.append((item.id, "\(error)"))
-            }
+        // Ctrl-C: stop after the file in flight; a second one aborts it (its .part file goes).
+        // Either way the summary is printed and the exit status is 130.
+        let watch = InterruptWatch { n in
+            progress?.clearLine()
+            FileHandleOutput.standardError(n == 1 ? "stopping after the file in flight (Ctrl-C again to abort it)…\n"
+                                                  : "aborting the file in flight…\n")
         }
+        defer { watch.stop() }
+        let transfers = Task { () -> Outcome in
+            var outcome = Outcome()
+            for (index, item) in photos.enumerated() {
+                if watch.interrupted { break }
+                progress?.begin(item.id, index: index + 1)
+                do {
+                    let result = try await client.downloadPhoto(id: item.id, photo: item.photo, size: size, directory: directory,
+                                                                progress: progress?.callback)
+                    progress?.end(bytes: result.outcome.bytes)
+                    if result.outcome.skipped {
+                        outcome.present += 1
+                    } else {
+                        outcome.fetched += 1
+                        outcome.bytes += result.outcome.bytes
+                    }
+                    if progress == nil { FileHandleOutput.standardOutput(result.outcome.path + "\n") }
+                } catch let error as FlickrError where error.kind == .cancelled && watch.interrupted {
+                    progress?.end(bytes: 0)
+                    break
+                } catch {
+                    progress?.end(bytes: 0)
+                    outcome.failed.append((item.id, "\(error)"))
+                }
+            }
+            return outcome
+        }
+        watch.onSecondInterrupt { transfers.cancel() }
+        let outcome = await transfers.value
         progress?.close()
-        for (id, error) in failed { FileHandleOutput.standardError("failed: photo \(id): \(error)\n") }
-        FileHandleOutput.standardError("downloaded \(fetched) (\(ProgressBar.mebibytes(bytes)))"
-                                       + (present > 0 ? ", \(present) already there" : "")
-                                       + (failed.isEmpty ? "" : ", \(failed.count) failed") + " into \(directory)\n")
-        return failed.isEmpty ? 0 : 1
+        for (id, error) in outcome.failed { FileHandleOutput.standardError("failed: photo \(id): \(error)\n") }
+        let finished = outcome.fetched + outcome.present + outcome.failed.count
+        let files = outcome.fetched == 1 ? "file" : "files"
+        var summary = "downloaded \(outcome.fetched) \(files) (\(ProgressBar.mebibytes(outcome.bytes))) into \(directory)"
+        if outcome.present > 0 { summary += ", \(outcome.present) already there" }
+        if !outcome.failed.isEmpty { summary += ", \(outcome.failed.count) failed" }
+        if watch.interrupted { summary += ", interrupted: \(photos.count - finished) not downloaded" }
+        FileHandleOutput.standardError(summary + "\n")
+        if watch.interrupted { return 130 }
+        return outcome.failed.isEmpty ? 0 : 1
+    }
+
+    /// What the transfers gave: files fetched (and their bytes), already there, failures.
+    struct Outcome: Sendable {
+        var fetched = 0
+        var present = 0
+        var bytes: Int64 = 0
+        var failed: [(id: String, error: String)] = []
     }
 
     /// Every photo of a paged listing (500 a page) with `extras`.

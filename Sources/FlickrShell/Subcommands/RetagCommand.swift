@@ -268,22 +268,30 @@ enum RetagCommand {
 
     /// Runs a job to its end (or Ctrl-C), with a progress line on a terminal or NDJSON events.
     static func execute(_ job: String, opened: Subcommands.OpenSession, store: JobStore, events: Bool) async throws -> Int32 {
-        let stop = StopFlag()
-        let source = stop.watchInterrupt()
-        defer { source.cancel(); signal(SIGINT, SIG_DFL) }
+        let stop = InterruptWatch { n in
+            if n == 1 { FileHandleOutput.standardError("\nstopping after the current photo…\n") }
+        }
+        defer { stop.stop() }
         let terminal = Terminal.stderrIsTerminal
         var runner = RetagRunner(client: opened.session.client, store: store)
         runner.secondsPerCall = (opened.session.client.pacer as? SharedBudget)?.secondsPerCall
+        let runCalls = Atomic<Int>(0)
         let outcome = try await runner.run(job, progress: { p in
+            runCalls.store(p.calls, ordering: .relaxed)
             if events {
                 FileHandleOutput.standardError(eventLine(p) + "\n")
             } else if terminal {
                 FileHandleOutput.standardError("\r\u{1B}[K" + progressLine(p))
             }
-        }, shouldStop: { stop.isSet })
+        }, shouldStop: { stop.interrupted })
         if terminal, !events { FileHandleOutput.standardError("\n") }
         let s = outcome.job
-        print("job \(s.id): \(s.done) of \(s.photos) photos done, \(s.failed) failed, \(s.conflicts) conflict\(s.conflicts == 1 ? "" : "s"), \(s.calls) calls")
+        // The job's calls include the plan's reads (and earlier runs'), which the progress line
+        // (this run's calls) never showed: say which is which.
+        let run = runCalls.load(ordering: .relaxed)
+        let before = s.calls - run
+        print("job \(s.id): \(s.done) of \(s.photos) photos done, \(s.failed) failed, \(s.conflicts) conflict\(s.conflicts == 1 ? "" : "s"), \(s.calls) calls"
+              + (before > 0 ? " (\(run) by this run, \(before) before it: planning and earlier runs)" : ""))
         for photo in try store.photos(of: s.id) where photo.status == .failed || photo.status == .conflict {
             print("  \(photo.status.rawValue): photo \(photo.change.pre.photoID): \(photo.detail ?? "")")
         }
@@ -355,23 +363,5 @@ enum RetagCommand {
             throw FlickrError.missingCredentials("API key", method: "retag")
         }
         return (opened, store)
-    }
-}
-
-/// Set by Ctrl-C: the job stops after the current photo.
-final class StopFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-    var isSet: Bool { flag.load(ordering: .acquiring) }
-
-    /// Turns SIGINT into the flag (the first Ctrl-C; the default action is restored after).
-    func watchInterrupt() -> any DispatchSourceSignal {
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { [self] in
-            self.flag.store(true, ordering: .releasing)
-            FileHandleOutput.standardError("\nstopping after the current photo…\n")
-        }
-        source.resume()
-        return source
     }
 }

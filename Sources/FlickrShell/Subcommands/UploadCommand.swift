@@ -45,55 +45,88 @@ enum UploadCommand {
         let progress = Terminal.stderrIsTerminal
             ? BatchProgress(verb: "uploading", files: plan.files.count, batchTotal: plan.files.reduce(0) { $0 + $1.size })
             : nil
-        var uploaded: [(path: String, id: String)] = []
-        var tickets: [(path: String, ticket: String)] = []
-        var failed: [(path: String, error: String)] = []
-        for (index, file) in plan.files.enumerated() {
-            var arguments = fields
-            if options["title-from-filename"] != nil {
-                arguments["title"] = ((file.path as NSString).lastPathComponent as NSString).deletingPathExtension
-            }
-            progress?.begin((file.path as NSString).lastPathComponent, index: index + 1)
-            do {
-                let result = try await client.upload(.file(file.path), arguments: arguments, async: async,
-                                                     progress: progress?.callback)
-                if let ticket = result.ticketID { tickets.append((file.path, ticket)) }
-                if let id = result.photoID { uploaded.append((file.path, id)) }
-            } catch {
-                failed.append((file.path, "\(error)"))
-            }
-            progress?.end(bytes: file.size)
+        // Ctrl-C: stop after the file in flight; a second one aborts it. Either way what went up
+        // is reported, added to the set and summed up (exit 130), as `retag apply` stops.
+        let watch = InterruptWatch { n in
+            progress?.clearLine()
+            FileHandleOutput.standardError(n == 1 ? "stopping after the file in flight (Ctrl-C again to abort it)…\n"
+                                                  : "aborting the file in flight…\n")
         }
+        defer { watch.stop() }
+        let titleFromFilename = options["title-from-filename"] != nil
+        let transfers = Task { () -> Outcome in
+            var outcome = Outcome()
+            for (index, file) in plan.files.enumerated() {
+                if watch.interrupted { break }
+                var arguments = fields
+                if titleFromFilename {
+                    arguments["title"] = ((file.path as NSString).lastPathComponent as NSString).deletingPathExtension
+                }
+                progress?.begin((file.path as NSString).lastPathComponent, index: index + 1)
+                do {
+                    let result = try await client.upload(.file(file.path), arguments: arguments, async: async,
+                                                         progress: progress?.callback)
+                    if let ticket = result.ticketID { outcome.tickets.append((file.path, ticket)) }
+                    if let id = result.photoID {
+                        outcome.uploaded.append((file.path, id))
+                        progress?.clearLine()
+                        FileHandleOutput.standardOutput("\(id)\t\(file.path)\n")
+                    }
+                } catch let error as FlickrError where error.kind == .cancelled && watch.interrupted {
+                    progress?.end(bytes: 0)
+                    break  // aborted by the second Ctrl-C: not sent (or sent in part, which Flickr drops)
+                } catch {
+                    outcome.failed.append((file.path, "\(error)"))
+                }
+                outcome.finished += 1
+                progress?.end(bytes: file.size)
+            }
+            return outcome
+        }
+        watch.onSecondInterrupt { transfers.cancel() }
+        var outcome = await transfers.value
         progress?.close()
-        if !tickets.isEmpty {
+        if !outcome.tickets.isEmpty {
             do {
-                let done = try await client.waitForTickets(tickets.map(\.ticket))
-                for (path, ticket) in tickets {
+                let done = try await client.waitForTickets(outcome.tickets.map(\.ticket))
+                for (path, ticket) in outcome.tickets {
                     let state = done.first { $0.id == ticket }
                     if let id = state?.photoID, state?.status == .complete {
-                        uploaded.append((path, id))
+                        outcome.uploaded.append((path, id))
+                        FileHandleOutput.standardOutput("\(id)\t\(path)\n")
                     } else {
-                        failed.append((path, "ticket \(ticket) \(state.map { "\($0.status)" } ?? "unknown")"))
+                        outcome.failed.append((path, "ticket \(ticket) \(state.map { "\($0.status)" } ?? "unknown")"))
                     }
                 }
             } catch {
-                for (path, ticket) in tickets { failed.append((path, "ticket \(ticket): \(error)")) }
+                for (path, ticket) in outcome.tickets { outcome.failed.append((path, "ticket \(ticket): \(error)")) }
             }
         }
         var setNote = ""
-        if let title = options["set"], !uploaded.isEmpty {
+        if let title = options["set"], !outcome.uploaded.isEmpty {
             do {
-                setNote = try await addToSet(title: title, photos: uploaded.map(\.id), client: client)
+                setNote = try await addToSet(title: title, photos: outcome.uploaded.map(\.id), client: client)
             } catch {
-                failed.append(("set \"\(title)\"", error.description))
+                outcome.failed.append(("set \"\(title)\"", error.description))
             }
         }
-        for (path, id) in uploaded.sorted(by: { $0.path < $1.path }) { print("\(id)\t\(path)") }
-        for (path, error) in failed { FileHandleOutput.standardError("failed: \(path): \(error)\n") }
-        FileHandleOutput.standardError("uploaded \(uploaded.count) of \(plan.files.count)"
-                                       + (plan.skipped.isEmpty ? "" : ", skipped \(plan.skipped.count) (not photos or videos)")
-                                       + (failed.isEmpty ? "" : ", \(failed.count) failed") + setNote + "\n")
-        return failed.isEmpty && uploaded.count == plan.files.count ? 0 : 1
+        for (path, error) in outcome.failed { FileHandleOutput.standardError("failed: \(path): \(error)\n") }
+        var summary = "uploaded \(outcome.uploaded.count) of \(plan.files.count)"
+        if !plan.skipped.isEmpty { summary += ", skipped \(plan.skipped.count) (not photos or videos)" }
+        if !outcome.failed.isEmpty { summary += ", \(outcome.failed.count) failed" }
+        if watch.interrupted { summary += ", interrupted: \(plan.files.count - outcome.finished) not uploaded" }
+        FileHandleOutput.standardError(summary + setNote + "\n")
+        if watch.interrupted { return 130 }
+        return outcome.failed.isEmpty && outcome.uploaded.count == plan.files.count ? 0 : 1
+    }
+
+    /// What the transfers gave: photos up (path, id), pending tickets (`--async`), failures,
+    /// and how many files were finished (up or failed; not one aborted or never started).
+    struct Outcome: Sendable {
+        var finished = 0
+        var uploaded: [(path: String, id: String)] = []
+        var tickets: [(path: String, ticket: String)] = []
+        var failed: [(path: String, error: String)] = []
     }
 
     /// The files under `paths` (directories recursively, sorted, hidden entries skipped), split

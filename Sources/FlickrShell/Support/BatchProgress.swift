@@ -77,6 +77,16 @@ final class BatchProgress: Sendable {
         }
     }
 
+    /// Clears the progress line so that a line of output can be printed in its place; the
+    /// next report draws it again below.
+    func clearLine() {
+        let drawn = state.withLock { s in
+            defer { s.drawn = false }
+            return s.drawn
+        }
+        if drawn { write("\r\u{1B}[K") }
+    }
+
     /// Ends the line (call once, before printing anything else).
     func close() {
         let drawn = state.withLock { $0.drawn }
