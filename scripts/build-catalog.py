@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Builds Sources/CFlickrCatalog/data/catalog.json (compiled into the binaries) from ../shared/fixtures.
+"""Builds Sources/CFlickrCatalog/data/catalog.json and examples.json (compiled into the binaries)
+from the recorded Flickr material in Tests/Fixtures. Usage: scripts/build-catalog.py (no arguments).
 
-Inputs (see shared/fixtures/README.md): methods.txt (the 223 names), methods_spec.json
+Inputs (Tests/Fixtures/README.md says where they came from): methods.txt (the 223 names), methods_spec.json
 (perms, verb, required/optional arguments — 2023 reflection), reflection-2017/*.json
 (descriptions, argument docs, errors) and doc-examples/*.xml (example payloads).
 The output is committed; rerun this script when the fixtures change.
@@ -12,7 +13,9 @@ import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
 repo = os.path.dirname(here)
-fixtures = sys.argv[1] if len(sys.argv) > 1 else os.path.join(repo, "..", "shared", "fixtures")
+# The inputs, as named in the catalog's "source" field (a path inside the repository).
+FIXTURES = "Tests/Fixtures"
+fixtures = os.path.join(repo, *FIXTURES.split("/"))
 resources = os.path.join(repo, "Sources", "CFlickrCatalog", "data")
 # Examples live in their own file so that start-up (names, perms, arguments) stays cheap.
 out = os.path.join(resources, "catalog.json")
@@ -20,7 +23,7 @@ out_examples = os.path.join(resources, "examples.json")
 
 GLOBAL_ERRORS = {}
 PERMS = {"0": "none", "1": "read", "2": "write", "3": "delete"}
-# Documented as optional although the 2023 reflection data marks it required (fixtures/README.md).
+# Documented as optional although the 2023 reflection data marks it required (Tests/Fixtures/README.md).
 OPTIONAL_OVERRIDES = {("flickr.photosets.getPhotos", "user_id")}
 
 
@@ -89,12 +92,14 @@ def build_method(name, spec):
 
 
 def main():
+    if len(sys.argv) > 1:
+        sys.exit("usage: scripts/build-catalog.py (it takes no arguments; it reads " + FIXTURES + ")")
     with open(os.path.join(fixtures, "methods_spec.json"), encoding="utf-8") as f:
         spec = json.load(f)
     with open(os.path.join(fixtures, "methods.txt"), encoding="utf-8") as f:
         names = [line.strip() for line in f if line.strip()]
     methods = [build_method(n, spec[n]) for n in names]
-    catalog = {"version": 1, "source": "shared/fixtures (2017 reflection, 2023 method list)",
+    catalog = {"version": 1, "source": FIXTURES + " (2017 reflection, 2023 method list)",
                "methods": methods,
                "globalErrors": [GLOBAL_ERRORS[c] for c in sorted(GLOBAL_ERRORS)]}
     examples = {n: load_example(n) for n in names if load_example(n) is not None}
@@ -104,7 +109,8 @@ def main():
     with open(out_examples, "w", encoding="utf-8") as f:
         json.dump(examples, f, ensure_ascii=False, indent=1, sort_keys=True)
         f.write("\n")
-    print(f"{out}: {len(methods)} methods; {out_examples}: {len(examples)} examples")
+    print(f"{os.path.relpath(out, repo)}: {len(methods)} methods; "
+          f"{os.path.relpath(out_examples, repo)}: {len(examples)} examples")
 
 
 if __name__ == "__main__":

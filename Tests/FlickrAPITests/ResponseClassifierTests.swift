@@ -4,7 +4,7 @@ import FlickrTestSupport
 import FlickrProtocol
 @testable import FlickrAPI
 
-/// Each body in shared/fixtures/errors (and a few more shapes) lands in the right error kind.
+/// Each body in Tests/Fixtures/errors (and a few more shapes) lands in the right error kind.
 @Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct ResponseClassifierTests {
     func classify(_ file: String, status: Int, retryAfter: String? = nil) throws -> Result<FlickrNode, FlickrError> {
         let body = [UInt8](try Fixtures.data(file))

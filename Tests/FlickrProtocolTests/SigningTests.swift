@@ -3,7 +3,7 @@ import Testing
 import FlickrTestSupport
 @testable import FlickrProtocol
 
-/// Every vector of shared/fixtures/signing_vectors.json.
+/// Every vector of Tests/Fixtures/signing_vectors.json.
 @Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct SigningVectorTests {
     struct Vector {
         var name: String

@@ -6,7 +6,7 @@
  * Why C: `#embed` (C23, in the toolchain's clang) turns data/catalog.json and data/examples.json
  * into constant arrays at build time, so an installed `flickr` needs no resource bundle, and the
  * compiler's dependency file names the JSON so an edit rebuilds this target. The files are
- * written by scripts/build-catalog.py from the shared fixtures.
+ * written by scripts/build-catalog.py from the recorded Flickr material in Tests/Fixtures.
  */
 #include <stddef.h>
 

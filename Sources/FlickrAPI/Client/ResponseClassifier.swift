@@ -2,7 +2,7 @@ import Foundation
 import FlickrProtocol
 
 /// Turns one HTTP answer into a mapped response or the right ``FlickrError`` — a pure function,
-/// tested on the error bodies Flickr has been seen to send (shared/fixtures/errors).
+/// tested on the error bodies Flickr has been seen to send (Tests/Fixtures/errors).
 public enum ResponseClassifier {
     /// Classifies a REST, upload or replace answer.
     /// - Parameters:

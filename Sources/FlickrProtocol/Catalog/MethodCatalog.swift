@@ -51,7 +51,7 @@ public struct FlickrMethod: Sendable, Codable, Hashable {
     public var optionalArguments: [String] { arguments.filter(\.optional).map(\.name) }
 }
 
-/// The method catalog bundled with the package: 223 methods built from shared/fixtures by
+/// The method catalog bundled with the package: 223 methods built from Tests/Fixtures by
 /// `scripts/build-catalog.py`. It decides the HTTP verb, feeds help and completion, and teaches
 /// the XML mapper which elements repeat.
 public struct MethodCatalog: Sendable {
