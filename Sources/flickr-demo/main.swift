@@ -1,8 +1,8 @@
 // The FlickrAPI tour, run against the in-process sandbox (or any endpoint with credentials in
 // FLICKR_* variables when --endpoint is given). It doubles as a compiled example of the library.
 //
-//   scripts/demo                 # sandbox
-//   scripts/demo --endpoint URL  # FLICKR_API_KEY, FLICKR_API_SECRET, FLICKR_OAUTH_TOKEN(_SECRET)
+//   swift run flickr-demo                 # sandbox
+//   swift run flickr-demo --endpoint URL  # FLICKR_API_KEY, FLICKR_API_SECRET, FLICKR_OAUTH_TOKEN(_SECRET)
 import FlickrAPI
 import FlickrProtocol
 import FlickrSandbox

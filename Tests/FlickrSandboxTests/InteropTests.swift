@@ -7,7 +7,7 @@ import Testing
 /// Unmodified third-party clients against the sandbox.
 @Suite("Interop with real clients", .timeLimit(.minutes(3)), .tags(.crossCheck), .kind("crossCheck"))
 struct InteropTests {
-    /// A small real JPEG for uploads (from the fixtures when there is one, else a minimal one).
+    /// A minimal JPEG for uploads: the markers and a 64×48 frame header, no image data.
     static let jpegHex: String = {
         let bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]
             + [0xFF, 0xC0, 0x00, 0x0B, 0x08, 0x00, 0x30, 0x00, 0x40, 0x01, 0x01, 0x11, 0x00, 0xFF, 0xD9]

@@ -15,8 +15,9 @@
  *
  * Swift may call directly only API functions of class `-` or `m` (raw gets/sets, push*, to*,
  * type, createtable, rawlen, setmetatable, newthread, resume, xmove, ref/unref, loadbufferx).
- * Memory errors (`m`) are accepted with the default allocator (they cannot practically happen on
- * Linux with overcommit).
+ * Memory errors (`m`) are accepted: LuaHost installs lk_heap_alloc (below) as the state's
+ * allocator, which takes its chunks and large blocks from malloc, and malloc does not
+ * practically fail on Linux with overcommit (a shrink never fails: the larger block is kept).
  *
  * The exceptions — functions of class `e` that Swift calls directly — are exactly these, each
  * safe for the reason given:

@@ -27,8 +27,6 @@ struct PhotoSize: Sendable {
         PhotoSize(label: "Original", suffix: "o", extrasKey: "o", pageKey: "o", edge: 0, square: false),
     ]
 
-    static func byExtrasKey(_ key: String) -> PhotoSize? { ladder.first { $0.extrasKey == key } }
-
     /// The dimensions of this size for an original of `width × height`; nil when the original
     /// is too small to offer it.
     func dimensions(width: Int, height: Int) -> (width: Int, height: Int)? {
