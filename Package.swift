@@ -1,9 +1,12 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Layers (see ARCHITECTURE.md): C faces (libxml2, the compiled-in catalog and Lua, Lua, readline)
-// → FlickrProtocol → FlickrAPI / FlickrSandbox → LuaKit + FlickrLua → FlickrShell → executables.
-// Each target lists exactly the modules its sources import.
+// Layers (docs/ARCHITECTURE.md): C faces (libxml2, the compiled-in catalog and Lua, Lua, readline)
+// → FlickrProtocol → FlickrAPI / FlickrSandbox → FlickrJobs → FlickrLua (on LuaKit) → FlickrLuaSandbox
+// → FlickrShell → executables. FlickrLuaSandbox and FlickrShell also use FlickrSandbox (the
+// in-process `--sandbox`). Each target lists exactly the modules its sources import.
+// Dependencies: the lowest versions known to work; `from:` lets an application that uses these
+// libraries resolve newer compatible releases.
 let package = Package(
     name: "SwiftFlickr",
     platforms: [.macOS(.v15)],
@@ -20,17 +23,17 @@ let package = Package(
         .executable(name: "flickr-bench", targets: ["flickr-bench"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
-        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
-        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
-        // Imported by FlickrSandbox beside Hummingbird (the versions Hummingbird 2.28.1 resolves).
-        .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Imported by FlickrSandbox beside Hummingbird (at least the versions Hummingbird 2.28.1 resolves).
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // SQLite: the sandbox's durable --state (and the retag job database).
-        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // libxml2's SAX2 parser, via pkg-config (Debian: libxml2-dev).
@@ -97,7 +100,8 @@ let package = Package(
             pkgConfig: "readline",
             providers: [.apt(["libreadline-dev"])]
         ),
-        // The C between Swift and Lua: the trampoline, protected helpers, the interrupt hook.
+        // The C between Swift and Lua: the trampoline, protected helpers, the interrupt hook, the
+        // small-block heap the Lua states allocate from.
         .target(
             name: "CLuaShim",
             dependencies: ["CLua"]
@@ -132,22 +136,22 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        .executableTarget(
-            name: "flickr",
-            dependencies: ["FlickrShell"]
-        ),
-        // The `flickr` command: REPL, lua.c-compatible runner, subcommands.
         // Batch jobs: selection past the search cap, plans, the journal, resume, undo (no Lua).
         .target(
             name: "FlickrJobs",
             dependencies: ["FlickrAPI", "FlickrProtocol", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // The `flickr` command: REPL, lua.c-compatible runner, subcommands.
         .target(
             name: "FlickrShell",
             dependencies: [
                 "FlickrLua", "FlickrLuaSandbox", "FlickrSandbox", "LuaKit", "FlickrAPI", "FlickrProtocol", "FlickrJobs", "CReadlineShim",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .executableTarget(
+            name: "flickr",
+            dependencies: ["FlickrShell"]
         ),
         .executableTarget(
             name: "flickr-sandbox",
@@ -217,7 +221,8 @@ let package = Package(
             name: "LuaKitTests",
             dependencies: ["LuaKit", "FlickrTestSupport"]
         ),
-        // FlickrLua and the lua/tests scripts against the in-process sandbox.
+        // The `flickr` command end to end: runner, subcommands, REPL (pty), examples, install; and
+        // the fuzz corpora replayed.
         .testTarget(
             name: "FlickrShellTests",
             dependencies: [
@@ -226,6 +231,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
+        // FlickrLua and the lua/tests scripts against the in-process sandbox.
         .testTarget(
             name: "FlickrLuaTests",
             dependencies: ["FlickrLua", "FlickrLuaSandbox", "LuaKit", "FlickrAPI", "FlickrProtocol", "FlickrSandbox",
