@@ -165,8 +165,9 @@ final class FlickrModule {
             let full = path + "." + key
             var near = MethodCatalog.shared.suggestions(forMethod: full)
             if near.isEmpty { near = Suggestions.closest(to: key, among: names).map { path + "." + $0 } }
-            throw FlickrError.usage("no such method or namespace" + Suggestions.phrase(near)
-                                    + " — flickr.methods(\"\(path)\") lists them", method: full)
+            let lister = path == "flickr" ? "flickr.methods()" : "flickr.methods(\"\(path)\")"
+            throw FlickrError.usage("no such method or namespace" + Suggestions.phrase(near) + " — \(lister) lists them",
+                                    method: full)
         }
         state.rawSet(field: "__index", in: -2)
         state.setMetatable(of: index)

@@ -66,6 +66,11 @@ class Session:
         # the prompt at the start of a line (after a newline or at the very beginning)
         return self.expect(re.compile(rb"(^|\n)> $", re.M), what)
 
+    def prompt_after_pager(self, what="prompt after the pager"):
+        # the primary prompt after a full-screen pager: it follows the pager's exit sequences
+        # (leaving the alternate screen), not necessarily a newline; never `>> `
+        return self.expect(re.compile(rb"(?<!>)> $"), what)
+
     def line(self, text, what=None):
         self.send(text + "\r")
 
@@ -583,8 +588,350 @@ def secrets(a, home):
     ok("no secret in what the REPL showed, traced (--debug) or kept in its history")
 
 
+# ---- the terminal as a user's: the real less, resizes, Ctrl-C and Ctrl-D ---------------------
+
+ALT_SCREEN = b"\x1b[?1049h"   # what less (TERM=xterm) writes as it takes the screen
+
+
+def env_with_pager(home, pager):
+    """base_env with PAGER set to `pager`, or unset (None: the default, less -R)."""
+    env = base_env(home)
+    del env["PAGER"]
+    if pager is not None:
+        env["PAGER"] = pager
+    if shutil.which("less", path=env["PATH"]) is None:
+        raise Fail("less is not installed (scripts/bootstrap installs it)")
+    return env
+
+
+TALL = 't = {} for i = 1, 40 do t[i] = { n = i, name = "photo " .. i } end\r'
+
+
+def pager_less(a, home):
+    """PAGER unset: a tall result, :help and :doc go through the real less, which owns the
+    terminal (keys, Ctrl-C, a resize); q brings the prompt back with line editing and Ctrl-C."""
+    env = env_with_pager(home, None)
+    with repl(a, home, env=env, dimensions=(24, 100)) as s:
+        s.send(TALL)
+        s.prompt()
+        s.send("t\r")
+        s.expect(ALT_SCREEN, "less takes the screen")
+        s.expect('name = "photo 20"', "less shows the first screen")
+        # less waits for a key: the rest is not on the screen yet.
+        s.send("\x03")                     # Ctrl-C inside the pager: less takes it, the REPL lives
+        s.child.setwinsize(30, 100)        # TIOCSWINSZ: the kernel sends SIGWINCH to the pager
+        s.expect('name = "photo 27"', "less redraws at the new height (it got the window change)")
+        if b'name = "photo 40"' in s.log:
+            raise Fail("the whole result was on screen before the pager was asked for it")
+        s.send("G")
+        s.expect('name = "photo 40"', "G in less shows the end (less reads the keyboard)")
+        s.send("q")
+        s.prompt_after_pager()
+        ok("a tall result went through less: keys, Ctrl-C and a resize are the pager's; q gives the prompt back")
+        # line editing is back: Ctrl-A moves to the start of the line
+        s.send("*7\x016\r")
+        s.expect(re.compile(rb"\r\n42\r\n"), "line editing after the pager (Ctrl-A)")
+        s.prompt()
+        s.send("this would not compile\x03")
+        s.prompt("Ctrl-C clears the line after the pager")
+        s.send("'still here'\r")
+        s.expect('"still here"', "the REPL runs after Ctrl-C")
+        s.prompt()
+        ok("after the pager: line editing (Ctrl-A) and Ctrl-C at the prompt as before")
+        for command, text in ((":help", "REPL commands"), (":doc photos.search", "flickr.photos.search  (GET")):
+            start = len(s.log)
+            s.send(command + "\r")
+            s.expect(text, f"{command} shown")
+            s.send("q")
+            s.prompt_after_pager(f"prompt after {command} in the pager")
+            if ALT_SCREEN not in bytes(s.log[start:]):
+                raise Fail(f"{command} (taller than 24 lines) did not go through less")
+        ok(":help and :doc through less, q back to the prompt")
+
+
+def pager_variants(a, home):
+    """PAGER=less, and the report's `less -R; echo rc=$? >FILE`: less runs with the keyboard
+    (exit 0 after q); the text is shown."""
+    rc_file = os.path.join(home, "pager-rc")
+    for pager in ("less", f"less -R; echo rc=$? >{rc_file}"):
+        with repl(a, home, env=env_with_pager(home, pager), dimensions=(24, 100)) as s:
+            s.send(TALL)
+            s.prompt()
+            s.send("t\r")
+            s.expect('name = "photo 20"', f"PAGER={pager!r} shows the first screen")
+            s.send("G")
+            s.expect('name = "photo 40"', f"PAGER={pager!r}: G shows the end")
+            s.send("q")
+            s.prompt_after_pager()
+        ok(f"PAGER={pager!r}: the pager reads the keyboard, q back to the prompt")
+    with open(rc_file) as f:
+        rc = f.read().strip()
+    if rc != "rc=0":
+        raise Fail(f"less ended with {rc!r} (1 means it could not read the keyboard)")
+    ok("less -R ended with status 0 (it had the terminal)")
+
+
+def pager_missing(a, home):
+    """A PAGER that does not exist: one warning, and the text every time."""
+    env = env_with_pager(home, "no-such-pager-xyz")
+    with repl(a, home, env=env, dimensions=(24, 100)) as s:
+        s.send(TALL)
+        s.prompt()
+        for i in (1, 2):
+            start = len(s.log)
+            s.send("t\r")
+            s.expect('name = "photo 40"', f"tall result {i} printed without a pager")
+            s.prompt()
+            seen = bytes(s.log[start:]).count(b"pager 'no-such-pager-xyz' was not found")
+            if seen != (1 if i == 1 else 0):
+                raise Fail(f"result {i}: the warning was shown {seen} times")
+        ok("a missing PAGER: one warning, then the text, each time")
+    env = env_with_pager(home, "cat >/dev/null; exit 3")
+    with repl(a, home, env=env, dimensions=(24, 100)) as s:
+        s.send(TALL)
+        s.prompt()
+        s.send("t\r")
+        s.expect("failed (exit status 3)", "a failing pager is reported")
+        s.expect('name = "photo 40"', "the text is printed when the pager fails")
+        s.prompt()
+        ok("a pager that fails: a warning and the text printed directly")
+
+
+def listing_width(s, what):
+    """TAB TAB on `flickr.photos.`: readline lays the names out in columns to its idea of the
+    width; returns the widest line of the listing, then clears the line."""
+    start = len(s.log)
+    s.send("flickr.photos.\t\t")
+    s.expect(re.compile(rb"\n> flickr\.photos\.$"), what)
+    listing = bytes(s.log[start:]).split(b"\n")
+    s.send("\x03")
+    s.prompt()
+    return max(len(line.rstrip(b"\r").rstrip()) for line in listing[:-1])
+
+
+def resize(a, home):
+    """A window change takes effect at once: at the prompt (while readline waits for a key) and
+    while a call runs (the result is laid out, and the next line edited, at the new width)."""
+    go = os.path.join(home, "go")
+    wide = "{ " + ", ".join(f'field{i} = "value {i}"' for i in range(4)) + " }"
+    with repl(a, home, dimensions=(30, 120)) as s:
+        before = listing_width(s, "listing at 120 columns")
+        if before <= 60:
+            raise Fail(f"the listing at 120 columns is only {before} wide: the test would prove nothing")
+        s.child.setwinsize(30, 60)
+        after = listing_width(s, "listing after a resize at the prompt")
+        print(f"listing_width_120={before} listing_width_60={after}", flush=True)
+        if after > 60:
+            raise Fail(f"after resizing to 60 columns at the prompt the listing is {after} wide")
+        ok(f"resized at the prompt: the completion listing is {after} wide (was {before})")
+        s.child.setwinsize(30, 120)
+        s.send(f"w = {wide}\r")
+        s.prompt()
+        s.send("w\r")
+        m = s.expect(re.compile(rb"\r\n(\{[^\r\n]*\})\r\n"), "the table on one line at 120 columns")
+        s.prompt()
+        s.send(f"while not io.open({go!r}) do end; return w\r")
+        s.expect("return w\r\n", "the call runs")
+        s.child.setwinsize(30, 60)
+        open(go, "w").close()
+        m = s.expect(re.compile(rb"^(\{\r\n(.|\n)*?\r\n\})\r\n"), "the result laid out at the new width")
+        lines = m.group(1).split(b"\r\n")
+        if max(len(x) for x in lines) > 60:
+            raise Fail(f"a line of the result is wider than 60 columns: {lines!r}")
+        s.prompt()
+        after_call = listing_width(s, "listing after a resize during a call")
+        if after_call > 60:
+            raise Fail(f"after resizing during a call the listing is {after_call} wide")
+        ok("resized during a call: the result and the next line use 60 columns")
+
+
+def eof_continuation(a, home):
+    """Ctrl-D at `>>` reports the unfinished chunk, as lua.c, and the session goes on."""
+    with repl(a, home) as s:
+        s.send("x = 5\r")
+        s.prompt()
+        s.send("for i = 1, 2 do\r")
+        s.expect(re.compile(rb"\n>> $"), "continuation")
+        s.send("\x04")
+        s.expect("stdin:1: 'end' expected near <eof>", "the unfinished chunk is reported")
+        s.prompt("primary prompt after Ctrl-D at >>")
+        s.send("x\r")
+        s.expect(re.compile(rb"\r\n5\r\n"), "the session's variables survive")
+        s.prompt()
+        ok("Ctrl-D at >> reports 'end' expected near <eof> and keeps the session")
+
+
+def command_completion(a, home):
+    """`:` + Tab completes the REPL's own commands; flickr.nope gets a did-you-mean."""
+    with repl(a, home) as s:
+        s.send(":he\t")
+        s.expect("lp", ":he<TAB> completes :help")
+        s.send("\r")
+        s.expect("REPL commands", ":help ran")
+        s.prompt()
+        s.send(":\t\t")
+        m = s.expect(re.compile(rb"\r\n(.*time.*)\r\n> :$"), "the command listing")
+        for name in (b"doc", b"help", b"history", b"quit", b"set", b"time"):
+            if name not in m.group(1):
+                raise Fail(f":<TAB><TAB> does not list {name!r}: {m.group(1)!r}")
+        s.send("set pa\t")
+        s.expect("ger ", ":set pa<TAB> completes pager")
+        s.send("off\r")
+        s.prompt()
+        ok(":<TAB> lists and completes the REPL's commands and :set's settings")
+        s.send("flickr.photoz.search{}\r")
+        s.expect("flickr.photoz: no such method or namespace (did you mean flickr.photos", "did you mean for a namespace")
+        s.prompt()
+        s.send("flickr.nope.foo{}\r")
+        s.expect("flickr.nope: no such method or namespace", "an unknown namespace is named")
+        s.expect("flickr.methods() lists them", "and how to list them")
+        s.prompt()
+        ok("flickr.photoz / flickr.nope: 'no such method or namespace' with did-you-mean, not 'attempt to index nil'")
+
+
+def script(a, home, name, body, args=(), env=None):
+    """`flickr [ARGS] HOME/NAME` in a pty, the script holding `body`."""
+    path = os.path.join(home, name)
+    with open(path, "w") as f:
+        f.write(body)
+    return Session(list(args) + [path], a.flickr, env or base_env(home))
+
+
+def script_interrupt(a, home):
+    """Ctrl-C in the script runner, as in lua.c: 'interrupted!' with a traceback, exit 1; a
+    script may catch it with pcall and save its work; a blocking call is cancelled too."""
+    s = script(a, home, "busy.lua", "print('looping')\nlocal n = 0\nwhile true do n = n + 1 end\n")
+    s.expect("looping", "the script runs")
+    s.send("\x03")
+    s.expect("flickr: interrupted!", "the loop is interrupted")
+    s.expect("stack traceback:", "with a traceback")
+    s.expect("busy.lua:3: in main chunk", "naming the line")
+    status = s.finish()
+    if status != 1:
+        raise Fail(f"interrupted script: exit status {status}, not 1")
+    ok("Ctrl-C in a busy script: flickr: interrupted! + traceback, exit 1")
+    s = script(a, home, "save.lua", "print('looping')\n"
+               "local ok, e = pcall(function() local n = 0 while true do n = n + 1 end end)\n"
+               "print('saved after', tostring(e))\n")
+    s.expect("looping", "the script runs")
+    s.send("\x03")
+    s.expect("saved after\tinterrupted!", "pcall catches the interrupt")
+    status = s.finish()
+    if status != 0:
+        raise Fail(f"a script that caught the interrupt: exit status {status}, not 0")
+    ok("a script catches Ctrl-C with pcall and goes on (exit 0)")
+    proc, v = start_sandbox(a, 20000)
+    try:
+        env = base_env(home)
+        env.update({"FLICKR_API_KEY": v["api_key"], "FLICKR_API_SECRET": v["api_secret"],
+                    "FLICKR_OAUTH_TOKEN": v["oauth_token"], "FLICKR_OAUTH_TOKEN_SECRET": v["oauth_token_secret"]})
+        s = script(a, home, "call.lua", "print('calling')\nflickr.test.echo{ slow = 'yes' }\nprint('not reached')\n",
+                   args=["--endpoint", v["url"], "--debug"], env=env)
+        s.expect(SENT, "the request is on its way")
+        t0 = time.monotonic()
+        s.send("\x03")
+        s.expect("interrupted!", "the blocking call is interrupted")
+        status = s.finish()
+        elapsed = time.monotonic() - t0
+        if status != 1 or elapsed >= 10.0 or b"not reached" in s.log:
+            raise Fail(f"interrupted call: exit {status} after {elapsed:.2f} s")
+        ok(f"Ctrl-C during a blocking call to a 20 s sandbox: interrupted! in {elapsed:.2f} s, exit 1")
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def sandbox_env(home, v):
+    env = base_env(home)
+    env.update({"FLICKR_ENDPOINT": v["url"], "FLICKR_API_KEY": v["api_key"], "FLICKR_API_SECRET": v["api_secret"],
+                "FLICKR_OAUTH_TOKEN": v["oauth_token"], "FLICKR_OAUTH_TOKEN_SECRET": v["oauth_token_secret"]})
+    return env
+
+
+def photos(home, folder, count):
+    """`count` small distinct JPEG files in HOME/FOLDER."""
+    path = os.path.join(home, folder)
+    os.makedirs(path)
+    for i in range(count):
+        with open(os.path.join(path, f"img{i:02d}.jpg"), "wb") as f:
+            f.write(b"\xff\xd8\xff\xe0" + os.urandom(2000 + i))
+    return path
+
+
+def set_photos(a, env, set_id):
+    r = subprocess.run([a.flickr, "call", "flickr.photosets.getPhotos", f"photoset_id={set_id}", "--json"], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    if r.returncode != 0:
+        raise Fail(f"photosets.getPhotos: {r.stderr.decode()}")
+    import json
+    return sorted(p["id"] for p in json.loads(r.stdout)["photoset"]["photo"])
+
+
+def transfer_interrupt(a, home):
+    """Ctrl-C in `flickr upload DIR --set NAME` and `flickr download` on a terminal: the lines of
+    the files done are there, the first Ctrl-C stops after the file in flight, the second aborts
+    it; the set holds what went up, the summary is printed, exit 130."""
+    proc, v = start_sandbox(a, 1500)   # every request waits 1.5 s: files are in flight for a while
+    try:
+        env = sandbox_env(home, v)
+        ids = re.compile(rb"(\d{6,})\t(\S+\.jpg)")
+        # One Ctrl-C after two files: the third (in flight) completes, the rest are not sent.
+        s = Session(["upload", photos(home, "first", 8), "--set", "Stopped"], a.flickr, env)
+        s.expect(ids, "first line")
+        s.expect(ids, "second line")
+        s.send("\x03")
+        s.expect("stopping after the file in flight", "the first Ctrl-C is acknowledged")
+        m = s.expect(re.compile(rb"uploaded (\d) of 8, interrupted: (\d) not uploaded, added to the new set \"Stopped\" \((\d+)\)"),
+                     "summary")
+        status = s.finish()
+        up, left, set_id = int(m.group(1)), int(m.group(2)), m.group(3).decode()
+        printed = sorted(x.decode() for x, _ in ids.findall(bytes(s.log)))
+        if status != 130 or up < 2 or up + left != 8 or len(printed) != up:
+            raise Fail(f"after one Ctrl-C: exit {status}, {up} uploaded, {left} left, {len(printed)} lines")
+        if set_photos(a, env, set_id) != printed:
+            raise Fail(f"the set holds {set_photos(a, env, set_id)}, the lines say {printed}")
+        ok(f"one Ctrl-C: {up} files up (lines printed as each completed), in the set, {left} not sent, exit 130")
+        # Two Ctrl-Cs while the second file is in flight: it is aborted, not added.
+        s = Session(["--debug", "upload", photos(home, "second", 8), "--set", "Aborted"], a.flickr, env)
+        s.expect(ids, "first line")
+        s.expect("\u2192 POST http".encode(), "the second file is on its way")
+        s.send("\x03")
+        s.expect("stopping after the file in flight", "the first Ctrl-C")
+        s.send("\x03")
+        s.expect("aborting the file in flight", "the second Ctrl-C")
+        m = s.expect(re.compile(rb"uploaded 1 of 8, interrupted: 7 not uploaded, added to the new set \"Aborted\" \((\d+)\)"),
+                     "summary after aborting")
+        status = s.finish()
+        printed = sorted(x.decode() for x, _ in ids.findall(bytes(s.log)))
+        if status != 130 or len(printed) != 1 or set_photos(a, env, m.group(1).decode()) != printed:
+            raise Fail(f"after two Ctrl-Cs: exit {status}, lines {printed}")
+        ok("two Ctrl-Cs: the file in flight aborted, the one done in the set, exit 130")
+        # Download: one Ctrl-C once the second file is under way.
+        out = os.path.join(home, "down")
+        s = Session(["download", "--search", "user_id=me", "--size", "s", "--dir", out], a.flickr, env)
+        s.expect("downloading 2/", "the second file is under way")
+        s.send("\x03")
+        s.expect("stopping after the file in flight", "download: the first Ctrl-C")
+        m = s.expect(re.compile(rb"downloaded (\d+) files? \(.*\) into \S+, interrupted: (\d+) not downloaded"), "download summary")
+        status = s.finish()
+        files = sorted(os.listdir(out))
+        if status != 130 or len(files) != int(m.group(1)) or any(f.endswith(".part") for f in files) or int(m.group(1)) < 2:
+            raise Fail(f"download after Ctrl-C: exit {status}, summary {m.group(0)!r}, files {files}")
+        ok(f"download: one Ctrl-C, {len(files)} files whole on disk, no .part, exit 130")
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 SCENARIOS = {f.__name__: f for f in (completion, pager, multiline, errors, commands, cancel, interrupt, history, color, plain,
-                                     installed, secrets)}
+                                     installed, secrets, pager_less, pager_variants, pager_missing, resize,
+                                     eof_continuation, command_completion, script_interrupt, transfer_interrupt)}
 
 
 def main():
