@@ -92,7 +92,9 @@ enum Evaluator {
 
     /// Compiles and runs `chunk`; sets `_` to the first result, renders the results with the
     /// support table's `show`. Leaves the stack as it found it.
-    static func evaluate(_ chunk: String, on state: LuaState, support: REPLSupport?, color: Bool, width: Int,
+    /// `width` is read when the results are rendered, after the chunk ran: a window change
+    /// during a long call counts.
+    static func evaluate(_ chunk: String, on state: LuaState, support: REPLSupport?, color: Bool, width: @autoclosure () -> Int,
                          depth: Int? = 4, items: Int? = 50) -> EvaluationOutcome {
         let base = state.top
         defer { state.setTop(base) }
@@ -108,7 +110,7 @@ enum Evaluator {
         guard count > 0 else { return .values(nil, elapsed: elapsed) }
         state.pushCopy(of: base + 1)
         state.setGlobal("_")
-        return .values(render(from: base + 1, count: count, on: state, support: support, color: color, width: width,
+        return .values(render(from: base + 1, count: count, on: state, support: support, color: color, width: width(),
                               depth: depth, items: items),
                        elapsed: elapsed)
     }
