@@ -156,7 +156,7 @@ let package = Package(
         .executableTarget(
             name: "flickr-sandbox",
             dependencies: [
-                "FlickrSandbox",
+                "FlickrSandbox", "FlickrProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

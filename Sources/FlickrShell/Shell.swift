@@ -2,6 +2,7 @@ import FlickrAPI
 import FlickrJobs
 import FlickrLua
 import FlickrLuaSandbox
+import FlickrProtocol
 import FlickrSandbox
 import Foundation
 import Logging
@@ -73,18 +74,12 @@ public enum FlickrShell {
             do { budget = try CallBudget.parse(text) } catch {
                 throw Invocation.UsageError(message: "--budget/FLICKR_BUDGET: \(error.message)")
             }
-        } else if isLoopback(client.context.endpoints.rest) {
+        } else if Loopback.isLoopback(url: client.context.endpoints.rest) {
             return
         } else {
             budget = CallBudget.flickrDefault
         }
         client.pacer = try SharedBudget(budget: budget, store: JobStore(path: JobStore.defaultPath(environment: environment)))
-    }
-
-    /// Whether a URL names this machine (127.0.0.0/8, ::1, localhost).
-    static func isLoopback(_ url: String) -> Bool {
-        guard let host = URLComponents(string: url)?.host?.lowercased() else { return false }
-        return host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
     }
 
     /// `--debug` traces every HTTP request and response on stderr (the client redacts secrets).

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlickrProtocol
 import FlickrSandbox
 import Foundation
 
@@ -58,7 +59,7 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
-        guard allowRemote || Self.isLoopback(host) else {
+        guard allowRemote || Loopback.isLoopback(host: host) else {
             throw ValidationError("--host \(host) is not a loopback address: the sandbox prints its keys and secrets and "
                                   + "anyone who reaches it can use them; give --allow-remote to serve other machines anyway")
         }
@@ -73,14 +74,6 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
             guard let spec else { continue }
             do { _ = try FaultSpec.parse(spec) } catch { throw ValidationError("\(option): \(error)") }
         }
-    }
-
-    /// 127.0.0.0/8, ::1 and localhost.
-    static func isLoopback(_ host: String) -> Bool {
-        let h = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-        if h == "localhost" || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }
-        let parts = h.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 
     func run() async throws {

@@ -1,3 +1,5 @@
+import FlickrProtocol
+
 /// When and how calls are retried (ARCHITECTURE.md: reads on 5xx, 429, codes 105/201/0 and
 /// transport resets; writes only when idempotent by nature or opted in, or when the request never
 /// went out: written to a connection the server had already closed — ``FlickrError/requestNotSent``).
@@ -63,16 +65,6 @@ public struct RatePolicy: Sendable, Hashable {
 
     /// ``default`` for Flickr, ``unlimited`` for an endpoint on loopback (the sandbox).
     public static func `default`(for endpoints: Endpoints) -> RatePolicy {
-        isLoopback(endpoints.rest) ? .unlimited : .default
-    }
-
-    static func isLoopback(_ url: String) -> Bool {
-        guard let start = url.range(of: "://")?.upperBound else { return false }
-        let authority = url[start...].prefix { $0 != "/" }
-        let host = authority.hasPrefix("[") ? String(authority.prefix { $0 != "]" }.dropFirst())
-                                            : String(authority.prefix { $0 != ":" })
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        let ipv4Loopback = octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
-        return host == "localhost" || ipv4Loopback || host == "::1"
+        Loopback.isLoopback(url: endpoints.rest) ? .unlimited : .default
     }
 }
