@@ -107,6 +107,11 @@ struct RetagCommandTests {
             let list = try #require(try JSONSerialization.jsonObject(with: Data(jobs.stdout.utf8)) as? [[String: Any]])
             let entry = try #require(list.first { $0["id"] as? String == job })
             #expect(entry["state"] as? String == "done" && entry["done"] as? Int == entry["photos"] as? Int && (entry["calls"] as? Int ?? 0) > 0)
+            // The summary's calls include the plan's reads, and says so: this run's + before it = the job's.
+            let calls = try #require(entry["calls"] as? Int)
+            let split = try #require(apply.stdout.firstMatch(of: /, (\d+) calls \((\d+) by this run, (\d+) before it: planning and earlier runs\)/),
+                                     "\(apply.stdout)")
+            #expect(Int(split.1) == calls && Int(split.2)! + Int(split.3)! == calls && Int(split.3)! > 0, "\(apply.stdout)")
             // A plan of the same rules now finds nothing: exit 0.
             #expect(try await Self.flickr(["retag", "plan"] + Self.rules, env).status == 0)
 

@@ -14,8 +14,9 @@ struct TransferCommandTests {
     }
 
     /// A started flickr-sandbox and the environment that points `flickr` at it.
-    func startSandbox() async throws -> (InteractiveProcess, [String: String]) {
-        let sandbox = try InteractiveProcess(try Products.executable("flickr-sandbox"), ["--port", "0"], environment: world.environment)
+    func startSandbox(latency: Int = 0) async throws -> (InteractiveProcess, [String: String]) {
+        let sandbox = try InteractiveProcess(try Products.executable("flickr-sandbox"), ["--port", "0", "--latency", String(latency)],
+                                             environment: world.environment)
         _ = try #require(await sandbox.waitForLine(timeout: 60) { $0 == "ready" }, "sandbox did not start: \(sandbox.stderr)")
         var values: [String: String] = [:]
         for line in sandbox.stdout.split(separator: "\n") {
@@ -88,6 +89,29 @@ struct TransferCommandTests {
         let search = try await run(["download", "--search", "user_id=me", "tags=summer day", "--size", "q", "--dir", "small"], env)
         #expect(search.status == 0 && search.stderr.contains("downloaded 2"), "\(search.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path + "/small").allSatisfy { $0.hasSuffix("_q.jpg") })
+    }
+
+    @Test("Off a terminal, upload writes each ID<TAB>PATH line as its file completes; SIGINT stops after the file in flight, the set gets what went up, exit 130")
+    func uploadInterruptedOffATerminal() async throws {
+        let (sandbox, env) = try await startSandbox(latency: 1000)  // each request waits 1 s: files stay in flight a while
+        defer { sandbox.process.terminate() }
+        for i in 0..<8 { try write("batch/img\(i).jpg", Self.jpeg(3_000 + i)) }
+        let batch = dir.appendingPathComponent("batch").path
+        let upload = try InteractiveProcess(world.flickr, ["upload", batch, "--set", "Halfway"], environment: env)
+        // Two lines on the pipe before the batch ends: they were written (and flushed) as their files completed.
+        let second = await upload.waitForLine(timeout: 60) { _ in upload.stdout.split(separator: "\n").count >= 2 }
+        #expect(second != nil, "no two lines while uploading: \(upload.stdout) \(upload.stderr)")
+        kill(upload.process.processIdentifier, SIGINT)
+        #expect(await upload.wait(timeout: 60) == 130, "\(upload.stderr)")
+        let lines = upload.stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+        let summary = try #require(upload.stderr.firstMatch(of: /uploaded (\d) of 8, interrupted: (\d) not uploaded, added to the new set "Halfway"/),
+                                   "\(upload.stderr)")
+        #expect(lines.count >= 2 && lines.count < 8 && Int(summary.1) == lines.count && Int(summary.2)! + lines.count == 8)
+        #expect(lines.allSatisfy { $0.count == 2 && $0[1].hasPrefix(batch + "/img") }, "\(upload.stdout)")
+        let members = try await run(["call", "flickr.photosets.getPhotos", "photoset_id=" + (try setID(env, title: "Halfway")), "--json"], env)
+        let photos = (((try JSONSerialization.jsonObject(with: Data(members.stdout.utf8)) as? [String: Any])?["photoset"] as? [String: Any])?["photo"]
+            as? [[String: Any]]) ?? []
+        #expect(Set(photos.compactMap { $0["id"] as? String }) == Set(lines.map { $0[0] }), "\(members.stdout)")
     }
 
     func setID(_ env: [String: String], title: String) async throws -> String {

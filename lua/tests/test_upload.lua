@@ -81,6 +81,12 @@ os.remove(small.path)
 local into = flickr.download(id, { size = "q", path = dir .. "/" })
 eq(into.path, dir .. "/" .. id .. "_q.jpg")
 os.remove(into.path)
+-- A `dir` that does not exist yet is created (as `flickr download --dir` does).
+local fresh = dir .. "/new/deeper"
+local made = flickr.download(listed, { size = "q", dir = fresh })
+eq(made.path, fresh .. "/" .. listed.id .. "_q.jpg")
+ok(io.open(made.path, "rb"), "the file in the created folder")
+os.remove(made.path); os.remove(fresh); os.remove(dir .. "/new")
 os.remove(dir)
 check.flickr_error("usage", flickr.download, id, { size = "huge" })
 check.flickr_error("usage", flickr.download, "abc")
