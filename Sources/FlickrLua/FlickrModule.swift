@@ -53,9 +53,6 @@ final class FlickrModule {
         effective = try Self.resolve(explicit: explicit, environment: environment, profiles: profiles)
         let context = effective.context()
         client.updateContext { $0 = context }
-        let client = self.client
-        let policy = context.ratePolicy
-        _ = try state.awaitBlocking { await client.setRatePolicy(policy) }
     }
 
     // MARK: - Building the table

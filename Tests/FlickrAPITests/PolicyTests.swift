@@ -50,6 +50,45 @@ import NIOCore
         #expect(counter.n == 1)
     }
 
+    /// A call right after `updateContext` is paced by the new rate policy. The limiter used to
+    /// learn of it in a Task of its own, so the calls that came next could still take the old
+    /// policy: go at once where the new one has no token left, or wait 1,000 s for a token of a
+    /// bucket the update had just made unlimited.
+    @Test func aCallRightAfterAnUpdateUsesTheNewRatePolicy() async throws {
+        func attempt(_ client: FlickrClient) async throws(FlickrError) {
+            _ = try await client.withRetries(method: "flickr.test.echo", isWrite: false) { () async throws(FlickrError) in true }
+        }
+        let clock = ContinuousClock()
+        let fiveASecond = RatePolicy(callsPerSecond: 5, burst: 1)
+        for round in 0..<20 {
+            // Unlimited → 5/s with a burst of 1: the second call waits 200 ms.
+            let client = FlickrClient(context: FlickrContext(apiKey: "k", sharedSecret: "s", ratePolicy: .unlimited))
+            client.updateContext { $0.ratePolicy = fiveASecond }
+            #expect(client.limiter.policy == fiveASecond)
+            let elapsed = try await clock.measure {
+                try await attempt(client)
+                try await attempt(client)
+            }
+            #expect(elapsed >= .milliseconds(150), "round \(round): the second call went at once, under the old policy")
+        }
+        // 1 per 1,000 s, its one token taken → unlimited: the next call goes at once.
+        let client = FlickrClient(context: FlickrContext(apiKey: "k", sharedSecret: "s",
+                                                         ratePolicy: RatePolicy(callsPerSecond: 0.001, burst: 1)))
+        try await attempt(client)
+        client.updateContext { $0.ratePolicy = .unlimited }
+        let wentAtOnce = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { (try? await attempt(client)) != nil }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(10))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        #expect(wentAtOnce, "the call waited for the old policy's token")
+    }
+
     @Test func tokenBucketHoldsTheRate() async throws {
         // 12 calls at 20/s with a burst of 4 need at least (12 - 4) / 20 = 0.4 s.
         let limiter = RateLimiter(policy: RatePolicy(callsPerSecond: 20, burst: 4))

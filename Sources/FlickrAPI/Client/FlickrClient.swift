@@ -35,13 +35,14 @@ public final class FlickrClient: Sendable {
     /// The current context.
     public var context: FlickrContext { state.withLock { $0 } }
 
-    /// Changes the context (credentials, endpoints, policies) for every later call.
+    /// Changes the context (credentials, endpoints, policies) for every later call: when it
+    /// returns, the rate limiter already paces by the new rate policy (both change under the
+    /// context's lock, so concurrent updates land in one order).
     public func updateContext(_ change: (inout FlickrContext) -> Void) {
-        let policy = state.withLock { ctx -> RatePolicy in
+        state.withLock { ctx in
             change(&ctx)
-            return ctx.ratePolicy
+            limiter.update(ctx.ratePolicy)
         }
-        Task { [limiter] in await limiter.update(policy) }
     }
 
     /// A pacer shared beyond this client (a budget per API key across processes), asked
@@ -51,9 +52,8 @@ public final class FlickrClient: Sendable {
         set { pacerBox.withLock { $0 = newValue } }
     }
 
-    /// Sets the rate policy and waits until the limiter uses it.
+    /// Sets the rate policy; the limiter uses it for every later call (as ``updateContext(_:)``).
     public func setRatePolicy(_ policy: RatePolicy) async {
-        state.withLock { $0.ratePolicy = policy }
-        await limiter.update(policy)
+        updateContext { $0.ratePolicy = policy }
     }
 }
