@@ -58,27 +58,9 @@ package struct Invocation: Equatable {
     /// Applies the global option at `argv[i]` if it is one; returns how many words it took
     /// (0: not a global option).
     mutating func takeGlobalOption(_ argv: [String], at i: Int) throws(UsageError) -> Int {
-        let a = argv[i]
-        guard a.hasPrefix("-") else { return 0 }
-        if a == "-h" { help = true; return 1 }
-        guard a.hasPrefix("--") else { return 0 }
-        var name = String(a.dropFirst(2))
-        var inline: String?
-        if let eq = name.firstIndex(of: "=") {
-            inline = String(name[name.index(after: eq)...])
-            name = String(name[..<eq])
-        }
-        guard let option = CommandLineSpec.globalOption(named: name) else { return 0 }
-        var value = inline
-        var taken = 1
-        if option.value == nil {
-            guard inline == nil else { throw UsageError(message: "'--\(name)' takes no value") }
-        } else if value == nil, !option.valueOptional {
-            guard i + 1 < argv.count else { throw UsageError(message: "'--\(name)' needs an argument") }
-            value = argv[i + 1]
-            taken = 2
-        }
-        switch name {
+        guard let match = try CommandLineParser.option(in: argv, at: i, among: CommandLineSpec.globalOptions) else { return 0 }
+        let value = match.values.first
+        switch match.spec.name {
         case "sandbox": sandbox = true; sandboxData = value
         case "endpoint": endpoint = value
         case "budget": budget = value
@@ -89,7 +71,7 @@ package struct Invocation: Equatable {
         case "version": showVersion = true
         default: return 0
         }
-        return taken
+        return match.taken
     }
 
     /// Parses `argv` (with `argv[0]`).

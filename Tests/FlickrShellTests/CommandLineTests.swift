@@ -39,11 +39,42 @@ struct CommandLineTests {
     }
 
     @Test func subcommandOptions() throws {
-        let (options, words) = try Subcommands.options(["a", "--tags=x y", "--public", "b", "--", "--set"], spec: "upload")
-        #expect(options == ["tags": "x y", "public": "1"] && words == ["a", "b", "--set"])
-        #expect(throws: Invocation.UsageError.self) { try Subcommands.options(["--nope"], spec: "upload") }
-        #expect(throws: Invocation.UsageError.self) { try Subcommands.options(["--public=1"], spec: "upload") }
-        #expect(throws: Invocation.UsageError.self) { try Subcommands.options(["--set"], spec: "upload") }
+        let parsed = try CommandLineParser.parse(["a", "--tags=x y", "--public", "b", "--", "--set"], for: "upload")
+        #expect(parsed["tags"] == "x y" && parsed.has("public") && parsed["public"] == "" && parsed["set"] == nil)
+        #expect(parsed.positional == ["a", "b", "--set"])
+        #expect(throws: Invocation.UsageError(message: "unknown option --nope (see flickr upload --help)")) {
+            try CommandLineParser.parse(["--nope"], for: "upload")
+        }
+        #expect(throws: Invocation.UsageError(message: "--public takes no value")) { try CommandLineParser.parse(["--public=1"], for: "upload") }
+        #expect(throws: Invocation.UsageError(message: "--set needs a value")) { try CommandLineParser.parse(["--set"], for: "upload") }
+        // A near miss is named.
+        #expect(throws: Invocation.UsageError(message: "unknown option --titel-from-filename (did you mean --title-from-filename?) (see flickr upload --help)")) {
+            try CommandLineParser.parse(["--titel-from-filename"], for: "upload")
+        }
+    }
+
+    @Test("retag's actions each take their own options through the one parser; rules keep their order")
+    func actionsAndOrderedRules() throws {
+        let plan = try CommandLineParser.parse(["plan", "--rename", "nyc", "new york", "--add", "trip", "--query", "tags=nyc", "--remove", "old"],
+                                               for: "retag")
+        #expect(plan.action == "plan" && plan.positional.isEmpty)
+        #expect(plan.given.map(\.name) == ["rename", "add", "query", "remove"])
+        #expect(plan.given[0].values == ["nyc", "new york"])
+        let rules = try RetagCommand.planArguments(plan)
+        #expect(rules.rules.count == 3 && rules.query == ["tags": "nyc"])
+        let apply = try CommandLineParser.parse(["apply", "plan.json", "-y", "--events"], for: "retag")
+        #expect(apply.action == "apply" && apply.positional == ["plan.json"] && apply.has("yes") && apply.has("events"))
+        // An option of another action is refused, as is a missing or unknown action.
+        #expect(throws: Invocation.UsageError.self) { try CommandLineParser.parse(["resume", "--yes"], for: "retag") }
+        #expect(throws: Invocation.UsageError.self) { try CommandLineParser.parse(["plan", "--rename", "only-one"], for: "retag") }
+        #expect(throws: Invocation.UsageError.self) { try CommandLineParser.parse(["plan", "--rename=a"], for: "retag") }
+        #expect(throws: Invocation.UsageError.self) { try CommandLineParser.parse([], for: "retag") }
+        #expect(throws: Invocation.UsageError.self) { try CommandLineParser.parse(["replan"], for: "retag") }
+        // Every option of every action is documented in retag --help.
+        let retag = try #require(CommandLineSpec.subcommand(named: "retag"))
+        for action in retag.actions {
+            for option in action.options { #expect(retag.helpText.contains("--" + option.name), "retag \(action.name) --\(option.name)") }
+        }
     }
 
     @Test func usageListsEverySubcommandAndGlobalOption() {
@@ -51,7 +82,7 @@ struct CommandLineTests {
         for sub in CommandLineSpec.subcommands {
             #expect(usage.contains("flickr [global options] \(sub.name)") != sub.hidden, "\(sub.name)")
             if !sub.hidden {
-                for option in sub.options { #expect(sub.helpText.contains("--" + option.name), "\(sub.name) --\(option.name)") }
+                for option in sub.allOptions { #expect(sub.helpText.contains("--" + option.name), "\(sub.name) --\(option.name)") }
             }
         }
         for option in CommandLineSpec.globalOptions { #expect(usage.contains("--" + option.name)) }
@@ -122,7 +153,7 @@ struct CommandLineTests {
         for option in CommandLineSpec.globalOptions { #expect(text.contains("--" + option.name), "flickr.1 lacks --\(option.name)") }
         for sub in CommandLineSpec.subcommands where !sub.hidden {
             #expect(text.contains(sub.name), "flickr.1 lacks \(sub.name)")
-            for option in sub.options { #expect(text.contains("--" + option.name), "flickr.1 lacks \(sub.name) --\(option.name)") }
+            for option in sub.allOptions { #expect(text.contains("--" + option.name), "flickr.1 lacks \(sub.name) --\(option.name)") }
         }
         for variable in ["FLICKR_API_KEY", "FLICKR_API_SECRET", "FLICKR_OAUTH_TOKEN", "FLICKR_OAUTH_TOKEN_SECRET", "FLICKR_ENDPOINT",
                          "FLICKR_PROFILE", "LUA_INIT", "LUA_PATH", "NO_COLOR", "XDG_CONFIG_HOME", "XDG_STATE_HOME"] {

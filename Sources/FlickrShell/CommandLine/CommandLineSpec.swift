@@ -24,6 +24,8 @@ struct OptionSpec: Equatable, Sendable {
     var placeholder: String
     /// The value may be left out (`--sandbox` or `--sandbox=DATA.json`); only with `=`.
     var valueOptional: Bool
+    /// How many words the value is (`--rename OLD NEW` takes 2); 1 for other valued options.
+    var count = 1
     /// One line for `--help`.
     var help: String
 
@@ -31,9 +33,9 @@ struct OptionSpec: Equatable, Sendable {
         OptionSpec(name: name, short: short, value: nil, placeholder: "", valueOptional: false, help: help)
     }
 
-    static func valued(_ name: String, _ placeholder: String, _ kind: ValueKind, optional: Bool = false,
+    static func valued(_ name: String, _ placeholder: String, _ kind: ValueKind, optional: Bool = false, count: Int = 1,
                        _ help: String) -> OptionSpec {
-        OptionSpec(name: name, short: nil, value: kind, placeholder: placeholder, valueOptional: optional, help: help)
+        OptionSpec(name: name, short: nil, value: kind, placeholder: placeholder, valueOptional: optional, count: count, help: help)
     }
 
     /// `--endpoint URL`, `--sandbox[=DATA.json]`, `-h, --help`.
@@ -60,7 +62,8 @@ enum PositionalKind: Equatable, Sendable {
     case choice([String])
 }
 
-/// One subcommand: its usage line, summary, options and positional words.
+/// One subcommand: its usage line, summary, options and positional words — or, for one made
+/// of actions (`retag plan|apply|resume|undo`), the actions, each a spec of its own.
 struct SubcommandSpec: Equatable, Sendable {
     var name: String
     /// Everything after `flickr NAME` in the synopsis.
@@ -71,8 +74,21 @@ struct SubcommandSpec: Equatable, Sendable {
     var positional: PositionalKind
     /// Internal (shell completion's helper): not listed, not completed.
     var hidden = false
+    /// The actions, each with its own options (empty: the subcommand takes its options directly).
+    var actions: [SubcommandSpec] = []
 
-    func option(named name: String) -> OptionSpec? { options.first { $0.name == name } }
+    /// Its options and those of all its actions.
+    var allOptions: [OptionSpec] {
+        var seen = Set<String>()
+        return (options + actions.flatMap(\.options)).filter { seen.insert($0.name).inserted }
+    }
+
+    func option(named name: String) -> OptionSpec? { allOptions.first { $0.name == name } }
+
+    /// The action named by the first word of `words`, if any.
+    func action(in words: [String]) -> SubcommandSpec? {
+        words.first.flatMap { first in actions.first { $0.name == first } }
+    }
 
     /// The text of `flickr NAME --help`.
     var helpText: String {
@@ -81,6 +97,11 @@ struct SubcommandSpec: Equatable, Sendable {
             lines.append("")
             lines.append("Options:")
             lines += CommandLineSpec.table(options + [CommandLineSpec.help])
+        }
+        for action in actions {
+            lines.append("")
+            lines.append("\(name) \(action.name) \(action.synopsis)".trimmingTrailingSpaces + " — " + action.summary)
+            lines += CommandLineSpec.table(action.options)
         }
         lines.append("")
         lines.append("Global options (--sandbox, --endpoint, --profile, --debug, --no-color) belong before "
@@ -106,6 +127,9 @@ enum CommandLineSpec {
         help,
         .flag("version", "print the version and exit"),
     ]
+
+    static let yes = OptionSpec.flag("yes", short: "y", "apply or undo without asking")
+    static let events = OptionSpec.flag("events", "NDJSON progress events on stderr")
 
     static let photoSizes = ["o", "6k", "5k", "4k", "3k", "k", "h", "b", "c", "z", "-", "n", "w", "m", "t", "q", "s"]
 
@@ -162,16 +186,29 @@ enum CommandLineSpec {
             name: "retag",
             synopsis: "plan RULES... [--query k=v...] [--out PLAN] [--json] | apply PLAN [--yes] [--events] | resume [JOB|last] [--events] | undo [JOB|last] [--yes] [--events]",
             summary: "Renames, adds and removes your tags over many photos: a plan (reads only, a diff), then apply, resume, undo.",
-            options: [.valued("rename", "OLD NEW", .text, "rename a tag (clean-form match; machine tags may use * parts)"),
-                      .valued("add", "TAG", .text, "add a tag"),
-                      .valued("remove", "TAG", .text, "remove a tag"),
-                      .valued("lua", "FILE", .file, "a chunk returning function(photo, tags) return new_tags end, run after the other rules"),
-                      .valued("query", "k=v", .text, "select photos: tags, machine_tags, dates, photoset_id, … (default: all yours)"),
-                      .valued("out", "PLAN", .file, "also write the plan as JSON to this file"),
-                      .flag("json", "print the plan as JSON instead of a diff"),
-                      .flag("yes", "apply or undo without asking"),
-                      .flag("events", "NDJSON progress events on stderr")],
-            positional: .choice(["plan", "apply", "resume", "undo"])),
+            options: [], positional: .choice(["plan", "apply", "resume", "undo"]),
+            actions: [
+                SubcommandSpec(
+                    name: "plan", synopsis: "RULES... [--query k=v...] [--out PLAN] [--json]",
+                    summary: "reads only; prints the diff and saves the job (exit 0 nothing to do, 1 changes, 2 error)",
+                    options: [.valued("rename", "OLD NEW", .text, count: 2, "rename a tag (clean-form match; machine tags may use * parts)"),
+                              .valued("add", "TAG", .text, "add a tag"),
+                              .valued("remove", "TAG", .text, "remove a tag"),
+                              .valued("lua", "FILE", .file, "a chunk returning function(photo, tags) return new_tags end, run after the other rules"),
+                              .valued("query", "k=v", .text, "select photos: tags, machine_tags, dates, photoset_id, … (default: all yours)"),
+                              .valued("out", "PLAN", .file, "also write the plan as JSON to this file"),
+                              .flag("json", "print the plan as JSON instead of a diff")],
+                    positional: .none),
+                SubcommandSpec(
+                    name: "apply", synopsis: "PLAN [--yes] [--events]", summary: "writes a planned job (PLAN: a --out file or a job id)",
+                    options: [yes, events], positional: .none),
+                SubcommandSpec(
+                    name: "resume", synopsis: "[JOB|last] [--events]", summary: "continues an interrupted job",
+                    options: [events], positional: .none),
+                SubcommandSpec(
+                    name: "undo", synopsis: "[JOB|last] [--yes] [--events]", summary: "puts back the tags a job changed",
+                    options: [yes, events], positional: .none),
+            ]),
         SubcommandSpec(
             name: "jobs", synopsis: "[--json] | show JOB [--json]",
             summary: "Lists the retag jobs on this machine (state, photos, done, failed, conflicts, calls), or shows one.",

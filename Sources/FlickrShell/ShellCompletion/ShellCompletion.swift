@@ -56,18 +56,22 @@ struct ShellCompletion {
     }
 
     private func inSubcommand(_ sub: SubcommandSpec, _ rest: [String], _ current: String) -> [String] {
+        // After an action word (`retag plan`), that action's options; before it, the actions.
+        let action = sub.action(in: rest)
+        let options = action?.options ?? sub.options
         // The value of the option just before?
         if let previous = rest.last, previous.hasPrefix("--"), !previous.contains("="),
-           let option = sub.option(named: Invocation.optionName(previous))
+           let option = options.first(where: { $0.name == Invocation.optionName(previous) })
             ?? CommandLineSpec.globalOption(named: Invocation.optionName(previous)),
            option.value != nil, !option.valueOptional {
             return values(option.value, current)
         }
         if current.hasPrefix("-") {
-            let shadowed = Set(sub.options.map(\.name))
+            let shadowed = Set(options.map(\.name))
             let globals = CommandLineSpec.globalOptions.filter { !shadowed.contains($0.name) && $0.name != "version" }
-            return matching(optionWords(sub.options + [CommandLineSpec.help] + globals), current)
+            return matching(optionWords(options + [CommandLineSpec.help] + globals), current)
         }
+        if action != nil { return [Self.files] }  // a plan file, a job id: files are the best guess
         let positional = positionalWords(sub, rest)
         switch sub.positional {
         case .none:
@@ -94,21 +98,12 @@ struct ShellCompletion {
         options.flatMap { o in o.valueOptional ? ["--" + o.name, "--" + o.name + "="] : ["--" + o.name] }
     }
 
-    /// The words of `rest` that are not options or option values.
+    /// The words of `rest` that are not options or option values (the parser's reading of a
+    /// partial line: unknown options and unfinished values are passed over).
     private func positionalWords(_ sub: SubcommandSpec, _ rest: [String]) -> [String] {
-        var out: [String] = []
-        var i = 0
-        while i < rest.count {
-            let w = rest[i]
-            if w.hasPrefix("--"), !w.contains("=") {
-                let option = sub.option(named: Invocation.optionName(w)) ?? CommandLineSpec.globalOption(named: Invocation.optionName(w))
-                i += (option?.value != nil && option?.valueOptional == false) ? 2 : 1
-                continue
-            }
-            if !w.hasPrefix("-") { out.append(w) }
-            i += 1
-        }
-        return out
+        var spec = sub
+        spec.options += CommandLineSpec.globalOptions.filter { sub.option(named: $0.name) == nil }
+        return (try? CommandLineParser.parse(rest, spec: spec, lenient: true).positional) ?? []
     }
 
     private func values(_ kind: ValueKind?, _ current: String) -> [String] {

@@ -4,7 +4,7 @@ import FlickrAPI
 /// answers the scripts with candidates (see ``ShellCompletion``).
 enum CompletionCommand {
     static func run(_ args: [String]) throws(Invocation.UsageError) -> Int32 {
-        let (_, words) = try Subcommands.options(args, spec: "completion")
+        let words = try CommandLineParser.parse(args, for: "completion").positional
         guard words.count == 1, let script = ShellCompletion.script(for: words[0]) else {
             throw Invocation.UsageError(message: "usage: flickr completion bash|zsh|fish")
         }

@@ -11,7 +11,8 @@ import Foundation
 /// usage error.
 enum DownloadCommand {
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let (options, words) = try Subcommands.options(args, spec: "download")
+        let options = try CommandLineParser.parse(args, for: "download")
+        let words = options.positional
         var size: PhotoSize?
         if let text = options["size"] {
             guard let s = PhotoSize(suffix: text) else {

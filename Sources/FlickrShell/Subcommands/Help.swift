@@ -5,7 +5,7 @@ import FlickrProtocol
 /// Everything comes from the compiled-in catalog: no network.
 enum Help {
     static func run(_ args: [String]) throws(Invocation.UsageError) -> Int32 {
-        let (_, words) = try Subcommands.options(args, spec: "help")
+        let words = try CommandLineParser.parse(args, for: "help").positional
         guard let name = words.first else {
             print(overview)
             return 0

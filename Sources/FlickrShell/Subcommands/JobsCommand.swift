@@ -4,9 +4,9 @@ import Foundation
 /// `flickr jobs [--json]` and `flickr jobs show JOB [--json]`: the job database, read only.
 enum JobsCommand {
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let json = args.contains("--json")
-        let words = args.filter { $0 != "--json" }
-        if let bad = words.first(where: { $0.hasPrefix("-") }) { throw Invocation.UsageError(message: "unknown option \(bad)") }
+        let parsed = try CommandLineParser.parse(args, for: "jobs")
+        let json = parsed.has("json")
+        let words = parsed.positional
         let store = try JobStore(path: JobStore.defaultPath(environment: env))
         if words.first == "show" {
             guard words.count == 2 else { throw Invocation.UsageError(message: "usage: flickr jobs show JOB [--json]") }

@@ -9,7 +9,8 @@ import Foundation
 /// 127.0.0.1 (`loopback`). The access token is saved in the profile, atomically, mode 0600.
 enum Login {
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let (options, words) = try Subcommands.options(args, spec: "login")
+        let options = try CommandLineParser.parse(args, for: "login")
+        let words = options.positional
         guard words.isEmpty else { throw Invocation.UsageError(message: "unexpected argument '\(words[0])'") }
         guard let perms = FlickrPermission(rawValue: options["perms"] ?? "write"), perms != .none else {
             throw Invocation.UsageError(message: "--perms must be read, write or delete")
@@ -76,7 +77,8 @@ enum Login {
 /// `flickr logout [--profile NAME]`: forgets the profile's token (the app key stays).
 enum Logout {
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) throws -> Int32 {
-        let (options, words) = try Subcommands.options(args, spec: "logout")
+        let options = try CommandLineParser.parse(args, for: "logout")
+        let words = options.positional
         guard words.isEmpty else { throw Invocation.UsageError(message: "unexpected argument '\(words[0])'") }
         let name = ProfileStore.profileName(explicit: options["profile"] ?? inv.profile, environment: env)
         let store = ProfileStore(environment: env)
@@ -96,7 +98,7 @@ enum Logout {
 /// `flickr whoami`: the user behind the credentials in use (flickr.test.login, checkToken).
 enum WhoAmI {
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let (_, words) = try Subcommands.options(args, spec: "whoami")
+        let words = try CommandLineParser.parse(args, for: "whoami").positional
         guard words.isEmpty else { throw Invocation.UsageError(message: "unexpected argument '\(words[0])'") }
         let opened = try await Subcommands.session(inv, env)
         defer { opened.close() }

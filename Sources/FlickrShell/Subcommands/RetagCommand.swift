@@ -13,14 +13,17 @@ enum RetagCommand {
     static let usage = "usage: flickr retag plan RULES... [--query k=v...] [--out PLAN] [--json] | apply PLAN [--yes] | resume [JOB|last] | undo [JOB|last] [--yes]"
 
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        guard let action = args.first else { throw Invocation.UsageError(message: usage) }
-        let rest = Array(args.dropFirst())
-        switch action {
-        case "plan": return try await plan(rest, inv, env)
-        case "apply": return try await apply(rest, inv, env)
-        case "resume": return try await resume(rest, inv, env)
-        case "undo": return try await undo(rest, inv, env)
-        default: throw Invocation.UsageError(message: "unknown action '\(action)'; \(usage)")
+        let parsed = try CommandLineParser.parse(args, for: "retag")
+        switch parsed.action {
+        case "plan":
+            // plan exits as diff does: 2 for any error, the job database's included.
+            do { return try await plan(parsed, inv, env) } catch let error as JobError {
+                FileHandleOutput.standardError("flickr retag: \(error)\n")
+                return 2
+            }
+        case "apply": return try await apply(parsed, inv, env)
+        case "resume": return try await resume(parsed, inv, env)
+        default: return try await undo(parsed, inv, env)
         }
     }
 
@@ -34,46 +37,40 @@ enum RetagCommand {
         var luaFile: String?
     }
 
-    /// Rules are repeatable and ordered (`--rename OLD NEW` takes two words), so `plan` parses
-    /// its own words.
-    static func parsePlan(_ args: [String]) throws(Invocation.UsageError) -> PlanArguments {
-        var p = PlanArguments()
-        var i = 0
-        func value(_ name: String) throws(Invocation.UsageError) -> String {
-            i += 1
-            guard i < args.count else { throw Invocation.UsageError(message: "\(name) needs a value") }
-            return args[i]
+    /// The rules and settings of `retag plan`, from its parsed words: rules are repeatable and
+    /// kept in command-line order; each is checked here (a tag that cleans to nothing, a query
+    /// key Flickr's search does not take, a --lua file that cannot be read).
+    static func planArguments(_ parsed: ParsedArguments) throws(Invocation.UsageError) -> PlanArguments {
+        guard parsed.positional.isEmpty else {
+            throw Invocation.UsageError(message: "unexpected word '\(parsed.positional[0])'; \(usage)")
         }
-        while i < args.count {
-            let a = args[i]
-            switch a {
-            case "--rename":
-                let from = try value(a)
-                let to = try value(a)
-                do { p.rules.append(try RetagRule.renaming(from, to: to)) } catch { throw Invocation.UsageError(message: error.message) }
-            case "--add", "--remove":
-                let tag = try value(a)
-                guard !TagString.clean(tag).isEmpty else { throw Invocation.UsageError(message: "\(a): '\(tag)' is not a tag") }
-                p.rules.append(a == "--add" ? .add(tag) : .remove(tag))
-            case "--query":
-                let kv = try value(a)
-                guard let eq = kv.firstIndex(of: "="), eq != kv.startIndex else {
-                    throw Invocation.UsageError(message: "--query: '\(kv)' is not key=value")
+        var p = PlanArguments()
+        for option in parsed.given {
+            let value = option.values.first ?? ""
+            switch option.name {
+            case "rename":
+                do { p.rules.append(try RetagRule.renaming(option.values[0], to: option.values[1])) } catch {
+                    throw Invocation.UsageError(message: error.message)
                 }
-                let key = String(kv[..<eq])
+            case "add", "remove":
+                guard !TagString.clean(value).isEmpty else { throw Invocation.UsageError(message: "--\(option.name): '\(value)' is not a tag") }
+                p.rules.append(option.name == "add" ? .add(value) : .remove(value))
+            case "query":
+                guard let eq = value.firstIndex(of: "="), eq != value.startIndex else {
+                    throw Invocation.UsageError(message: "--query: '\(value)' is not key=value")
+                }
+                let key = String(value[..<eq])
                 guard Self.queryKeys.contains(key) else {
                     throw Invocation.UsageError(message: "--query: '\(key)' is not one of \(Self.queryKeys.sorted().joined(separator: ", "))")
                 }
-                p.query[key] = String(kv[kv.index(after: eq)...])
-            case "--out": p.out = try value(a)
-            case "--lua":
-                let file = try value(a)
-                guard FileManager.default.isReadableFile(atPath: file) else { throw Invocation.UsageError(message: "--lua: cannot read \(file)") }
-                p.luaFile = file
-            case "--json": p.json = true
-            default: throw Invocation.UsageError(message: "unknown word '\(a)'; \(usage)")
+                p.query[key] = String(value[value.index(after: eq)...])
+            case "out": p.out = value
+            case "lua":
+                guard FileManager.default.isReadableFile(atPath: value) else { throw Invocation.UsageError(message: "--lua: cannot read \(value)") }
+                p.luaFile = value
+            case "json": p.json = true
+            default: break  // the parser admits only plan's options
             }
-            i += 1
         }
         guard !p.rules.isEmpty || p.luaFile != nil else {
             throw Invocation.UsageError(message: "no rule given (--rename OLD NEW, --add TAG, --remove TAG, --lua FILE)")
@@ -87,8 +84,8 @@ enum RetagCommand {
         "min_taken_date", "max_taken_date", "photoset_id", "privacy_filter", "media", "content_types", "license",
     ]
 
-    static func plan(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let p = try parsePlan(args)
+    static func plan(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
+        let p = try planArguments(parsed)
         let (opened, store) = try await open(inv, env)
         defer { opened.close() }
         let result: RetagPlanner.Result
@@ -207,8 +204,8 @@ enum RetagCommand {
         return String(decoding: data, as: UTF8.self)
     }
 
-    static func apply(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let (flags, words) = try runOptions(args)
+    static func apply(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
+        let words = parsed.positional
         guard words.count == 1 else { throw Invocation.UsageError(message: "usage: flickr retag apply PLAN [--yes] [--events]") }
         let (opened, store) = try await open(inv, env)
         defer { opened.close() }
@@ -217,12 +214,12 @@ enum RetagCommand {
             throw Invocation.UsageError(message: "job \(job.id) is \(job.state), not planned; "
                                         + (job.state == "interrupted" ? "continue it with: flickr retag resume \(job.id)" : "see flickr jobs show \(job.id)"))
         }
-        guard try confirm("Apply job \(job.id) to \(job.photos) photo\(job.photos == 1 ? "" : "s")?", flags) else { return 1 }
-        return try await execute(job.id, opened: opened, store: store, events: flags.contains("events"))
+        guard try confirm("Apply job \(job.id) to \(job.photos) photo\(job.photos == 1 ? "" : "s")?", parsed) else { return 1 }
+        return try await execute(job.id, opened: opened, store: store, events: parsed.has("events"))
     }
 
-    static func resume(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let (flags, words) = try runOptions(args)
+    static func resume(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
+        let words = parsed.positional
         guard words.count <= 1 else { throw Invocation.UsageError(message: "usage: flickr retag resume [JOB|last] [--events]") }
         let (opened, store) = try await open(inv, env)
         defer { opened.close() }
@@ -239,11 +236,11 @@ enum RetagCommand {
             print("job \(job.id) is \(job.state); nothing to resume")
             return 0
         }
-        return try await execute(job.id, opened: opened, store: store, events: flags.contains("events"))
+        return try await execute(job.id, opened: opened, store: store, events: parsed.has("events"))
     }
 
-    static func undo(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let (flags, words) = try runOptions(args)
+    static func undo(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
+        let words = parsed.positional
         guard words.count <= 1 else { throw Invocation.UsageError(message: "usage: flickr retag undo [JOB|last] [--yes] [--events]") }
         let (opened, store) = try await open(inv, env)
         defer { opened.close() }
@@ -252,7 +249,7 @@ enum RetagCommand {
         // An undo interrupted earlier is resumed rather than planned again.
         if let pending = try store.jobs().first(where: { $0.parent == job.id && ($0.state == "interrupted" || $0.state == "planned") }) {
             print("resuming \(pending.id), the undo of \(job.id)")
-            return try await execute(pending.id, opened: opened, store: store, events: flags.contains("events"))
+            return try await execute(pending.id, opened: opened, store: store, events: parsed.has("events"))
         }
         let planned = try await RetagPlanner(client: opened.session.client, store: store).planUndo(of: job.id)
         guard !planned.changes.isEmpty else {
@@ -262,8 +259,8 @@ enum RetagCommand {
             return 0
         }
         print(diff(planned))
-        guard try confirm("Undo job \(job.id) on \(planned.changes.count) photo\(planned.changes.count == 1 ? "" : "s")?", flags) else { return 1 }
-        return try await execute(planned.job, opened: opened, store: store, events: flags.contains("events"))
+        guard try confirm("Undo job \(job.id) on \(planned.changes.count) photo\(planned.changes.count == 1 ? "" : "s")?", parsed) else { return 1 }
+        return try await execute(planned.job, opened: opened, store: store, events: parsed.has("events"))
     }
 
     /// Runs a job to its end (or Ctrl-C), with a progress line on a terminal or NDJSON events.
@@ -314,21 +311,9 @@ enum RetagCommand {
         return String(decoding: (try? encoder.encode(p)) ?? Data(), as: UTF8.self)
     }
 
-    /// `--yes` and `--events`, and the other words.
-    static func runOptions(_ args: [String]) throws(Invocation.UsageError) -> (Set<String>, [String]) {
-        var flags = Set<String>()
-        var words: [String] = []
-        for a in args {
-            if a == "--yes" || a == "-y" { flags.insert("yes") } else if a == "--events" { flags.insert("events") } else if a.hasPrefix("-") {
-                throw Invocation.UsageError(message: "unknown option \(a)")
-            } else { words.append(a) }
-        }
-        return (flags, words)
-    }
-
     /// Asks on a terminal; without one, `--yes` is required.
-    static func confirm(_ question: String, _ flags: Set<String>) throws(Invocation.UsageError) -> Bool {
-        if flags.contains("yes") { return true }
+    static func confirm(_ question: String, _ parsed: ParsedArguments) throws(Invocation.UsageError) -> Bool {
+        if parsed.has("yes") { return true }
         guard Terminal.stdinIsTerminal else {
             throw Invocation.UsageError(message: "no terminal to confirm on: add --yes")
         }

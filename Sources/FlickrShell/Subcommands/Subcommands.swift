@@ -40,7 +40,7 @@ enum Subcommands {
             return error.kind == .usage ? 2 : 1
         } catch let error as JobError {
             FileHandleOutput.standardError("flickr \(name): \(error)\n")
-            return name == "retag" && arguments.first == "plan" ? 2 : 1
+            return 1
         } catch {
             FileHandleOutput.standardError(FlickrShell.report(error) + "\n")
             return 1
@@ -54,51 +54,6 @@ enum Subcommands {
             if a == "--help" || a == "-h" { return true }
         }
         return false
-    }
-
-    /// Splits `args` into the subcommand's options (`--name value`, `--name=value`, `--flag`)
-    /// and positional words; after `--` every word is positional.
-    static func options(_ args: [String], spec name: String)
-        throws(Invocation.UsageError) -> (options: [String: String], positional: [String]) {
-        let spec = CommandLineSpec.subcommand(named: name)
-        let flags = Set(spec?.options.filter { $0.value == nil }.map(\.name) ?? [])
-        let valued = Set(spec?.options.filter { $0.value != nil }.map(\.name) ?? [])
-        var options: [String: String] = [:]
-        var positional: [String] = []
-        var i = 0
-        while i < args.count {
-            let a = args[i]
-            if a == "--" {
-                positional += args[(i + 1)...]
-                break
-            }
-            if a.hasPrefix("--") {
-                var name = String(a.dropFirst(2))
-                var value: String?
-                if let eq = name.firstIndex(of: "=") {
-                    value = String(name[name.index(after: eq)...])
-                    name = String(name[..<eq])
-                }
-                if flags.contains(name), value == nil {
-                    options[name] = "1"
-                } else if valued.contains(name) {
-                    if value == nil {
-                        i += 1
-                        guard i < args.count else { throw Invocation.UsageError(message: "--\(name) needs a value") }
-                        value = args[i]
-                    }
-                    options[name] = value
-                } else if flags.contains(name) {
-                    throw Invocation.UsageError(message: "--\(name) takes no value")
-                } else {
-                    throw Invocation.UsageError(message: "unknown option --\(name) (see flickr \(spec?.name ?? "") --help)")
-                }
-            } else {
-                positional.append(a)
-            }
-            i += 1
-        }
-        return (options, positional)
     }
 
     /// A subcommand's session and, with `--sandbox`, the in-process server; ``close()`` ends both.
@@ -124,7 +79,8 @@ enum Subcommands {
 /// `flickr call METHOD [key=value ...] [--json] [--verb GET|POST] [--no-strict]`
 enum Call {
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let (options, words) = try Subcommands.options(args, spec: "call")
+        let options = try CommandLineParser.parse(args, for: "call")
+        let words = options.positional
         guard let given = words.first else {
             throw Invocation.UsageError(message: "usage: flickr call METHOD [key=value ...] [--json] [--verb GET|POST] [--no-strict]")
         }

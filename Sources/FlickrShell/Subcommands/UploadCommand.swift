@@ -16,7 +16,8 @@ enum UploadCommand {
     }
 
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let (options, paths) = try Subcommands.options(args, spec: "upload")
+        let options = try CommandLineParser.parse(args, for: "upload")
+        let paths = options.positional
         guard !paths.isEmpty else { throw Invocation.UsageError(message: "no file or directory given (see flickr upload --help)") }
         guard options["public"] == nil || options["private"] == nil else {
             throw Invocation.UsageError(message: "--public and --private exclude each other")
