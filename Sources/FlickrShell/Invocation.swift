@@ -110,42 +110,42 @@ package struct Invocation: Equatable {
             return inv
         }
         // lua.c options (collectargs + runargs).
-        let luaStart = i
         while i < argv.count {
             let a = argv[i]
             guard a.hasPrefix("-") else { break }
             if a == "--" { i += 1; break }
             if a == "-" { break }  // stdin as the script
-            switch a.prefix(2) {
-            case "-e", "-l":
-                var value = String(a.dropFirst(2))
-                if value.isEmpty {
-                    i += 1
-                    guard i < argv.count, !argv[i].hasPrefix("-") || argv[i] == "-" else {
-                        throw UsageError(message: "'\(a)' needs argument")
-                    }
-                    value = argv[i]
-                }
-                if a.hasPrefix("-e") {
-                    inv.actions.append(.execute(value))
-                } else if let eq = value.firstIndex(of: "=") {
-                    inv.actions.append(.require(global: String(value[..<eq]), module: String(value[value.index(after: eq)...])))
-                } else {
-                    inv.actions.append(.require(global: value, module: value))
-                }
-            case "-i" where a.count == 2: inv.interactive = true; inv.version = true
-            case "-v" where a.count == 2: inv.version = true
-            case "-E" where a.count == 2: inv.ignoreEnvironment = true
-            case "-W" where a.count == 2: inv.warnings = true
-            default:
+            guard let letter = a.dropFirst().first,
+                  let option = CommandLineSpec.luaOptions.first(where: { $0.short == letter }), option.value != nil || a.count == 2 else {
                 let long = a.hasPrefix("--") ? String(a.dropFirst(2).prefix { $0 != "=" }) : ""
                 let near = long.isEmpty ? [] : Suggestions.closest(to: long, among: CommandLineSpec.globalOptions.map(\.name)).map { "--" + $0 }
                 throw UsageError(message: "unrecognized option '\(a)'" + Suggestions.phrase(near))
             }
+            var value = String(a.dropFirst(2))
+            if option.value != nil, value.isEmpty {
+                // lua.c: the value is the next word, which may not look like an option.
+                i += 1
+                guard i < argv.count, !argv[i].hasPrefix("-") || argv[i] == "-" else {
+                    throw UsageError(message: "'\(a)' needs argument")
+                }
+                value = argv[i]
+            }
+            switch option.name {
+            case "execute": inv.actions.append(.execute(value))
+            case "require":
+                if let eq = value.firstIndex(of: "=") {
+                    inv.actions.append(.require(global: String(value[..<eq]), module: String(value[value.index(after: eq)...])))
+                } else {
+                    inv.actions.append(.require(global: value, module: value))
+                }
+            case "interactive": inv.interactive = true; inv.version = true
+            case "version": inv.version = true
+            case "ignore-environment": inv.ignoreEnvironment = true
+            default: inv.warnings = true
+            }
             i += 1
         }
         inv.interpreterArguments = [program] + Array(argv[1..<i])
-        _ = luaStart
         if i < argv.count {
             inv.script = argv[i]
             inv.scriptArguments = Array(argv[(i + 1)...])

@@ -253,25 +253,34 @@ enum CommandLineSpec {
         lines += ["", "Global options (before the script or subcommand):"]
         lines += table(globalOptions)
         lines += ["", "Lua options (as lua):"]
-        lines += luaOptions.map { "  " + $0.0 + String(repeating: " ", count: 10 - $0.0.count) + $0.1 }
+        lines += luaOptionLines
         lines += ["",
                   "With no script, a terminal gets the REPL and anything else on standard input runs as a chunk.",
                   "`flickr SUBCOMMAND --help` describes a subcommand; `flickr help METHOD` a Flickr method; man flickr the rest."]
         return lines.joined(separator: "\n")
     }
 
-    /// lua.c's options, as its usage text words them.
-    static let luaOptions: [(String, String)] = [
-        ("-e stat", "execute string 'stat'"),
-        ("-i", "enter interactive mode after executing 'script'"),
-        ("-l mod", "require library 'mod' into global 'mod'"),
-        ("-l g=mod", "require library 'mod' into global 'g'"),
-        ("-v", "show version information"),
-        ("-E", "ignore environment variables"),
-        ("-W", "turn warnings on"),
-        ("--", "stop handling options"),
-        ("-", "stop handling options and execute stdin"),
+    /// lua.c's options (its `collectargs`), worded as its usage text words them. A valued one
+    /// takes its value attached (`-eprint(1)`) or as the next word; `-i`, `-v`, `-E`, `-W` are
+    /// flags; `--` and `-` end the options (``Invocation/parse(_:)``).
+    static let luaOptions: [OptionSpec] = [
+        OptionSpec(name: "execute", short: "e", value: .text, placeholder: "stat", valueOptional: false, help: "execute string 'stat'"),
+        .flag("interactive", short: "i", "enter interactive mode after executing 'script'"),
+        OptionSpec(name: "require", short: "l", value: .text, placeholder: "mod", valueOptional: false,
+                   help: "require library 'mod' into global 'mod'"),
+        OptionSpec(name: "require", short: "l", value: .text, placeholder: "g=mod", valueOptional: false,
+                   help: "require library 'mod' into global 'g'"),
+        .flag("version", short: "v", "show version information"),
+        .flag("ignore-environment", short: "E", "ignore environment variables"),
+        .flag("warnings", short: "W", "turn warnings on"),
     ]
+
+    /// The lines of lua.c's options in `flickr --help`: `  -e stat   execute string 'stat'`.
+    static var luaOptionLines: [String] {
+        let rows = luaOptions.map { o in ("-\(o.short.map(String.init) ?? "")" + (o.value == nil ? "" : " " + o.placeholder), o.help) }
+            + [("--", "stop handling options"), ("-", "stop handling options and execute stdin")]
+        return rows.map { "  " + $0.0 + String(repeating: " ", count: 10 - $0.0.count) + $0.1 }
+    }
 }
 
 extension String {
