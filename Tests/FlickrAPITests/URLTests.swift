@@ -103,6 +103,20 @@ import FlickrProtocol
         #expect(Endpoints.flickr.upload == "https://up.flickr.com/services/upload/")
     }
 
+    @Test func endpointsOfFlickr() {
+        let e = Endpoints.flickr
+        #expect([e.rest, e.upload, e.replace, e.oauthRequestToken, e.oauthAuthorize, e.oauthAccessToken, e.legacyAuth, e.images, e.web] == [
+            "https://api.flickr.com/services/rest/", "https://up.flickr.com/services/upload/",
+            "https://up.flickr.com/services/replace/", "https://www.flickr.com/services/oauth/request_token",
+            "https://www.flickr.com/services/oauth/authorize", "https://www.flickr.com/services/oauth/access_token",
+            "https://www.flickr.com/services/auth/", "https://live.staticflickr.com/", "https://www.flickr.com/",
+        ])
+        let b = Endpoints(baseURL: "http://h:1")
+        #expect([b.oauthRequestToken, b.oauthAccessToken, b.legacyAuth, b.web] == [
+            "http://h:1/services/oauth/request_token", "http://h:1/services/oauth/access_token", "http://h:1/services/auth/", "http://h:1/",
+        ])
+    }
+
     @Test func redactForms() {
         let s = Redaction.redactForm([("oauth_token", "72157626318069415-087bfc7b5816092c"), ("api_key", "k"), ("api_sig", "0123456789abcdef")])
         #expect(!s.contains("087bfc7b5816092c") && !s.contains("0123456789abcdef") && s.contains("api_key=k"))

@@ -1,7 +1,8 @@
+import FlickrProtocol
 import Foundation
 
 /// Where Flickr's services live. One base URL (`--endpoint`, `FLICKR_ENDPOINT`, the sandbox)
-/// maps all of them onto one host with Flickr's paths, images under `/static/`.
+/// maps all of them onto one host with Flickr's paths (``FlickrService``), images under `/static/`.
 public struct Endpoints: Sendable, Hashable {
     public var rest: String
     public var upload: String
@@ -30,17 +31,27 @@ public struct Endpoints: Sendable, Hashable {
         self.web = web
     }
 
-    /// The real Flickr.
-    public static let flickr = Endpoints(
-        rest: "https://api.flickr.com/services/rest/",
-        upload: "https://up.flickr.com/services/upload/",
-        replace: "https://up.flickr.com/services/replace/",
-        oauthRequestToken: "https://www.flickr.com/services/oauth/request_token",
-        oauthAuthorize: "https://www.flickr.com/services/oauth/authorize",
-        oauthAccessToken: "https://www.flickr.com/services/oauth/access_token",
-        legacyAuth: "https://www.flickr.com/services/auth/",
-        images: "https://live.staticflickr.com/",
-        web: "https://www.flickr.com/")
+    /// Each service at `host(service) + service.path` (``FlickrService``, where the paths are written).
+    private init(host: (FlickrService) -> String, images: String, web: String) {
+        self.init(rest: host(.rest) + FlickrService.rest.path,
+                  upload: host(.upload) + FlickrService.upload.path,
+                  replace: host(.replace) + FlickrService.replace.path,
+                  oauthRequestToken: host(.oauthRequestToken) + FlickrService.oauthRequestToken.path,
+                  oauthAuthorize: host(.oauthAuthorize) + FlickrService.oauthAuthorize.path,
+                  oauthAccessToken: host(.oauthAccessToken) + FlickrService.oauthAccessToken.path,
+                  legacyAuth: host(.legacyAuth) + FlickrService.legacyAuth.path,
+                  images: images, web: web)
+    }
+
+    /// The real Flickr: REST on api.flickr.com, uploads on up.flickr.com, OAuth and the legacy
+    /// login on www.flickr.com.
+    public static let flickr = Endpoints(host: { service in
+        switch service {
+        case .rest: "https://api.flickr.com"
+        case .upload, .replace: "https://up.flickr.com"
+        case .oauthRequestToken, .oauthAuthorize, .oauthAccessToken, .legacyAuth: "https://www.flickr.com"
+        }
+    }, images: "https://live.staticflickr.com/", web: "https://www.flickr.com/")
 
     /// The form of a base URL, for messages.
     public static let expectedForm = "give the base URL, such as http://127.0.0.1:8080 (a flickr-sandbox's url=) or https://api.example.org "
@@ -74,14 +85,6 @@ public struct Endpoints: Sendable, Hashable {
     public init(baseURL: String) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
-        self.init(rest: base + "/services/rest/",
-                  upload: base + "/services/upload/",
-                  replace: base + "/services/replace/",
-                  oauthRequestToken: base + "/services/oauth/request_token",
-                  oauthAuthorize: base + "/services/oauth/authorize",
-                  oauthAccessToken: base + "/services/oauth/access_token",
-                  legacyAuth: base + "/services/auth/",
-                  images: base + "/static/",
-                  web: base + "/")
+        self.init(host: { _ in base }, images: base + FlickrService.imagesPath, web: base + "/")
     }
 }

@@ -34,3 +34,26 @@ import Testing
         }
     }
 }
+
+/// The services' paths, written once (the client's endpoints, the sandbox's routes).
+@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct FlickrServiceTests {
+    @Test func pathsAreFlickrs() {
+        #expect(FlickrService.allCases.map(\.path) == [
+            "/services/rest/", "/services/upload/", "/services/replace/", "/services/oauth/request_token",
+            "/services/oauth/authorize", "/services/oauth/access_token", "/services/auth/",
+        ])
+        #expect(FlickrService.imagesPath == "/static/")
+    }
+
+    @Test func requestPathsNameTheirService() {
+        for service in FlickrService.allCases {
+            #expect(FlickrService(path: service.path) == service)
+            let other = service.path.hasSuffix("/") ? String(service.path.dropLast()) : service.path + "/"
+            #expect(FlickrService(path: other) == service, "\(other)")
+        }
+        for path in ["/", "", "/services", "/services/", "/services/rest//", "/services/REST/", "/static/1/2_3.jpg",
+                     "/services/oauth", "services/rest/", "/services/rest/x"] {
+            #expect(FlickrService(path: path) == nil, "\(path)")
+        }
+    }
+}
