@@ -1,5 +1,5 @@
 import FlickrSandbox
-import FlickrShell
+import FlickrCommandLine
 import Foundation
 
 extension FuzzTarget {

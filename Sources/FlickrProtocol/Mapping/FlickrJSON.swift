@@ -12,7 +12,7 @@ public enum FlickrJSON {
         let payload = unwrapJSONP(data)
         guard !payload.isEmpty else { throw FlickrParseError(message: "empty document") }
         do {
-            return try JSONDecoder().decode(JSONValue.self, from: payload).node
+            return node(try JSONDecoder().decode(JSONValue.self, from: payload))
         } catch let error as DecodingError {
             throw FlickrParseError(message: "malformed JSON: \(Self.describe(error))")
         } catch {
@@ -42,101 +42,39 @@ public enum FlickrJSON {
         }
     }
 
+    /// A decoded JSON value as a tree, scalars as strings (see above).
+    public static func node(_ value: JSONValue) -> FlickrNode {
+        switch value {
+        case .null: return .string("")
+        case .bool(let b): return .string(b ? "1" : "0")
+        case .number(let n): return .string(String(n))
+        case .double(let d): return .string(d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d))
+        case .string(let s): return .string(s)
+        case .array(let items): return .list(items.map(node))
+        case .object(let members):
+            var map = FlickrMap()
+            for (key, member) in members { map[key] = node(member) }
+            return .map(map)
+        }
+    }
+
+    /// A tree as a JSON value: strings, arrays, objects (members in the tree's order).
+    public static func value(_ node: FlickrNode) -> JSONValue {
+        switch node {
+        case .string(let s): return .string(s)
+        case .list(let items): return .array(items.map(value))
+        case .map(let m): return .object(m.indices.map { (m.keys[$0], value(m.values[$0])) })
+        }
+    }
+
     /// JSON text for a tree. `sortedKeys` gives stable output for tools like jq.
     public static func serialize(_ node: FlickrNode, sortedKeys: Bool = true, pretty: Bool = false) -> String {
-        var out = ""
-        write(node, to: &out, sorted: sortedKeys, pretty: pretty, indent: 0)
-        return out
+        value(node).render(sortedKeys: sortedKeys, pretty: pretty)
     }
 
-    private static func write(_ node: FlickrNode, to out: inout String, sorted: Bool, pretty: Bool, indent: Int) {
-        let nl = pretty ? "\n" : ""
-        func pad(_ n: Int) -> String { pretty ? String(repeating: "  ", count: n) : "" }
-        switch node {
-        case .string(let s):
-            out += quote(s)
-        case .list(let items):
-            if items.isEmpty { out += "[]"; return }
-            out += "[" + nl
-            for (i, item) in items.enumerated() {
-                out += pad(indent + 1)
-                write(item, to: &out, sorted: sorted, pretty: pretty, indent: indent + 1)
-                out += (i < items.count - 1 ? "," : "") + nl
-            }
-            out += pad(indent) + "]"
-        case .map(let m):
-            if m.isEmpty { out += "{}"; return }
-            var order = Array(m.indices)
-            if sorted { order.sort { m.keys[$0] < m.keys[$1] } }
-            out += "{" + nl
-            for (n, i) in order.enumerated() {
-                out += pad(indent + 1) + quote(m.keys[i]) + (pretty ? ": " : ":")
-                write(m.values[i], to: &out, sorted: sorted, pretty: pretty, indent: indent + 1)
-                out += (n < order.count - 1 ? "," : "") + nl
-            }
-            out += pad(indent) + "}"
-        }
-    }
-
-    /// A JSON string literal. With `escapeSlash`, `/` becomes `\/` as Flickr's own JSON has it
-    /// (`https:\/\/live.staticflickr.com…`).
+    /// A JSON string literal (``JSONValue/quote(_:escapingSlashes:)``). With `escapeSlash`, `/`
+    /// becomes `\/` as Flickr's own JSON has it (`https:\/\/live.staticflickr.com…`).
     public static func quote(_ s: String, escapeSlash: Bool = false) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "/" where escapeSlash: out += "\\/"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20:
-                let h = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
-    }
-}
-
-/// Decodes any JSON value into a ``FlickrNode``.
-private struct JSONValue: Decodable {
-    let node: FlickrNode
-
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    init(from decoder: Decoder) throws {
-        if let keyed = try? decoder.container(keyedBy: Key.self) {
-            var map = FlickrMap()
-            for key in keyed.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
-                map[key.stringValue] = try keyed.decode(JSONValue.self, forKey: key).node
-            }
-            node = .map(map)
-            return
-        }
-        if var unkeyed = try? decoder.unkeyedContainer() {
-            var items: [FlickrNode] = []
-            while !unkeyed.isAtEnd { items.append(try unkeyed.decode(JSONValue.self).node) }
-            node = .list(items)
-            return
-        }
-        let single = try decoder.singleValueContainer()
-        if single.decodeNil() {
-            node = .string("")
-        } else if let b = try? single.decode(Bool.self) {
-            node = .string(b ? "1" : "0")
-        } else if let i = try? single.decode(Int64.self) {
-            node = .string(String(i))
-        } else if let d = try? single.decode(Double.self) {
-            node = .string(d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d))
-        } else {
-            node = .string(try single.decode(String.self))
-        }
+        JSONValue.quote(s, escapingSlashes: escapeSlash)
     }
 }

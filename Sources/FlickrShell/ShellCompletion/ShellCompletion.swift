@@ -1,3 +1,4 @@
+import FlickrCommandLine
 import FlickrProtocol
 
 /// Completion candidates for the shells (bash, zsh, fish), from the one option table

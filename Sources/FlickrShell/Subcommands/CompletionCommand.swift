@@ -1,3 +1,4 @@
+import FlickrCommandLine
 import FlickrAPI
 
 /// `flickr completion bash|zsh|fish` prints a completion script; `flickr __complete` (hidden)

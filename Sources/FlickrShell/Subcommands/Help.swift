@@ -1,3 +1,4 @@
+import FlickrCommandLine
 import FlickrProtocol
 
 /// `flickr help [METHOD|GROUP]`: with no argument the subcommands and the method groups; a

@@ -1,3 +1,4 @@
+import FlickrCommandLine
 import FlickrJobs
 import Foundation
 

@@ -1,3 +1,4 @@
+import FlickrCommandLine
 import FlickrAPI
 import FlickrJobs
 import FlickrProtocol

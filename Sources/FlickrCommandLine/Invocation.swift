@@ -10,54 +10,55 @@ import FlickrProtocol
 /// `-`. The first other argument is a subcommand word (no `/`, no `.lua`) or the script.
 package struct Invocation: Equatable {
     /// A `-e` or `-l` in command-line order (lua.c runs them in order, before the script).
-    enum Action: Equatable {
+    package enum Action: Equatable {
         case execute(String)
         case require(global: String, module: String)
     }
 
-    enum Mode: Equatable {
+    package enum Mode: Equatable {
         /// lua.c behaviour: actions, then the script (or stdin), then maybe the REPL.
         case lua
         case subcommand(String, [String])
     }
 
-    var sandbox = false
-    var sandboxData: String?
-    var endpoint: String?
+    package var sandbox = false
+    package var sandboxData: String?
+    package var endpoint: String?
     /// `--budget N/SECONDS`: the per-key call budget shared by every process.
-    var budget: String?
-    var profile: String?
-    var debug = false
-    var noColor = false
+    package var budget: String?
+    package var profile: String?
+    package var debug = false
+    package var noColor = false
     /// `--help` / `-h` before anything else: usage on stdout, exit 0.
-    var help = false
+    package var help = false
     /// `--version`: one line, exit 0 (`-v` is lua.c's, which goes on to run the script).
-    var showVersion = false
+    package var showVersion = false
 
-    var actions: [Action] = []
-    var interactive = false
-    var version = false
-    var ignoreEnvironment = false
-    var warnings = false
+    package var actions: [Action] = []
+    package var interactive = false
+    package var version = false
+    package var ignoreEnvironment = false
+    package var warnings = false
     /// The script path (`-` means standard input); nil when none was given.
-    var script: String?
-    var scriptArguments: [String] = []
+    package var script: String?
+    package var scriptArguments: [String] = []
     /// Everything before the script, for `arg`'s negative indices (lua.c `createargtable`).
-    var interpreterArguments: [String] = []
-    var mode = Mode.lua
+    package var interpreterArguments: [String] = []
+    package var mode = Mode.lua
 
     /// The subcommand words (CLI.md): a first argument that is one of these is a subcommand.
-    static let subcommands = Set(CommandLineSpec.subcommands.map(\.name))
+    package static let subcommands = Set(CommandLineSpec.subcommands.map(\.name))
 
     /// A usage problem: exit status 2 (lua.c prints usage and exits 1; CLI.md wants 2).
     package struct UsageError: Error, Equatable, CustomStringConvertible {
-        var message: String
+        package var message: String
         package var description: String { message }
+        package init(message: String) { self.message = message }
     }
 
     /// Applies the global option at `argv[i]` if it is one; returns how many words it took
     /// (0: not a global option).
-    mutating func takeGlobalOption(_ argv: [String], at i: Int) throws(UsageError) -> Int {
+    package mutating func takeGlobalOption(_ argv: [String], at i: Int) throws(UsageError) -> Int {
         guard let match = try CommandLineParser.option(in: argv, at: i, among: CommandLineSpec.globalOptions) else { return 0 }
         let value = match.values.first
         switch match.spec.name {
@@ -154,11 +155,11 @@ package struct Invocation: Equatable {
     }
 
     /// `--name` of `--name=value`.
-    static func optionName(_ word: String) -> String {
+    package static func optionName(_ word: String) -> String {
         let body = word.drop { $0 == "-" }
         return String(body.prefix { $0 != "=" })
     }
 
     /// lua.c's usage text, with this command's additions.
-    static var usage: String { CommandLineSpec.usage }
+    package static var usage: String { CommandLineSpec.usage }
 }

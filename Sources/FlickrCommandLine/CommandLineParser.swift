@@ -3,44 +3,44 @@ import FlickrProtocol
 /// A subcommand's words read against its ``SubcommandSpec``: the action (`retag plan`), each
 /// option given with its values in command-line order (rules are ordered and repeatable), and
 /// the positional words.
-struct ParsedArguments: Equatable {
+package struct ParsedArguments: Equatable {
     /// One option as given: its long name and its values (none for a flag).
-    struct Given: Equatable {
-        var name: String
-        var values: [String]
+    package struct Given: Equatable {
+        package var name: String
+        package var values: [String]
     }
 
     /// The action word, for a subcommand that has actions (`plan`, `apply`, …).
-    var action: String?
-    var given: [Given] = []
-    var positional: [String] = []
+    package var action: String?
+    package var given: [Given] = []
+    package var positional: [String] = []
 
     /// The value of the option `name` (the last one given wins; "" for a flag), or nil when
     /// it was not given.
-    subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         given.last { $0.name == name }.map { $0.values.first ?? "" }
     }
 
     /// Whether the option `name` was given.
-    func has(_ name: String) -> Bool { given.contains { $0.name == name } }
+    package func has(_ name: String) -> Bool { given.contains { $0.name == name } }
 }
 
 /// The one reader of `flickr`'s options: global options (``Invocation``), every subcommand's
 /// options and actions, and what shell completion needs to know of a partial line. It reads
 /// ``CommandLineSpec``, which `--help` and the completions read too, so that what is accepted,
 /// what is documented and what is completed cannot disagree.
-enum CommandLineParser {
+package enum CommandLineParser {
     /// A match of ``option(in:at:among:)``: the option, its values, and the words it took.
-    struct Match {
-        var spec: OptionSpec
-        var values: [String]
-        var taken: Int
+    package struct Match {
+        package var spec: OptionSpec
+        package var values: [String]
+        package var taken: Int
     }
 
     /// [one step] The option `args[i]` names among `options` — `--name`, `--name=value` (one
     /// value only), `-x` for a short alias — with the values it takes from the words after it.
     /// Nil when `args[i]` is not one of `options` (the caller decides whether that is an error).
-    static func option(in args: [String], at i: Int, among options: [OptionSpec]) throws(Invocation.UsageError) -> Match? {
+    package static func option(in args: [String], at i: Int, among options: [OptionSpec]) throws(Invocation.UsageError) -> Match? {
         let word = args[i]
         let spec: OptionSpec
         var inline: String?
@@ -80,14 +80,14 @@ enum CommandLineParser {
     /// anywhere; `--` makes every later word positional. A subcommand with actions takes the
     /// action first and then that action's options. With `lenient` (completion of a partial
     /// line), unknown options and missing values are skipped instead of refused.
-    static func parse(_ args: [String], for name: String, lenient: Bool = false) throws(Invocation.UsageError) -> ParsedArguments {
+    package static func parse(_ args: [String], for name: String, lenient: Bool = false) throws(Invocation.UsageError) -> ParsedArguments {
         guard let spec = CommandLineSpec.subcommand(named: name) else {
             throw Invocation.UsageError(message: "unknown subcommand \(name)")
         }
         return try parse(args, spec: spec, lenient: lenient)
     }
 
-    static func parse(_ args: [String], spec: SubcommandSpec, lenient: Bool = false) throws(Invocation.UsageError) -> ParsedArguments {
+    package static func parse(_ args: [String], spec: SubcommandSpec, lenient: Bool = false) throws(Invocation.UsageError) -> ParsedArguments {
         var parsed = ParsedArguments()
         var words = args[...]
         var options = spec.options
@@ -134,7 +134,7 @@ enum CommandLineParser {
     }
 
     /// "unknown option --nope (did you mean --no-strict?); see flickr call --help".
-    static func unknownOption(_ word: String, options: [OptionSpec], command: String) -> Invocation.UsageError {
+    package static func unknownOption(_ word: String, options: [OptionSpec], command: String) -> Invocation.UsageError {
         let name = Invocation.optionName(word)
         let near = Suggestions.closest(to: name, among: options.map(\.name)).map { "--" + $0 }
         let shown = word.hasPrefix("--") ? "--" + name : word

@@ -1,5 +1,5 @@
 /// What a value given to an option (or a positional word) is, for completion.
-enum ValueKind: Equatable, Sendable {
+package enum ValueKind: Equatable, Sendable {
     /// Free text; nothing to complete.
     case text
     /// A path to a file (or directory) that exists.
@@ -13,33 +13,33 @@ enum ValueKind: Equatable, Sendable {
 }
 
 /// One option of the command line. The parser, `--help` and shell completion all read these.
-struct OptionSpec: Equatable, Sendable {
+package struct OptionSpec: Equatable, Sendable {
     /// The long name without dashes (`endpoint`).
-    var name: String
+    package var name: String
     /// A one-letter alias without the dash (`h`), if any.
-    var short: Character?
+    package var short: Character?
     /// What its value is; nil for a flag.
-    var value: ValueKind?
+    package var value: ValueKind?
     /// The value's name in usage text (`URL`).
-    var placeholder: String
+    package var placeholder: String
     /// The value may be left out (`--sandbox` or `--sandbox=DATA.json`); only with `=`.
-    var valueOptional: Bool
+    package var valueOptional: Bool
     /// How many words the value is (`--rename OLD NEW` takes 2); 1 for other valued options.
-    var count = 1
+    package var count = 1
     /// One line for `--help`.
-    var help: String
+    package var help: String
 
-    static func flag(_ name: String, short: Character? = nil, _ help: String) -> OptionSpec {
+    package static func flag(_ name: String, short: Character? = nil, _ help: String) -> OptionSpec {
         OptionSpec(name: name, short: short, value: nil, placeholder: "", valueOptional: false, help: help)
     }
 
-    static func valued(_ name: String, _ placeholder: String, _ kind: ValueKind, optional: Bool = false, count: Int = 1,
+    package static func valued(_ name: String, _ placeholder: String, _ kind: ValueKind, optional: Bool = false, count: Int = 1,
                        _ help: String) -> OptionSpec {
         OptionSpec(name: name, short: nil, value: kind, placeholder: placeholder, valueOptional: optional, count: count, help: help)
     }
 
     /// `--endpoint URL`, `--sandbox[=DATA.json]`, `-h, --help`.
-    var usage: String {
+    package var usage: String {
         var s = short.map { "-\($0), " } ?? ""
         s += "--" + name
         if value != nil { s += valueOptional ? "[=\(placeholder)]" : " " + placeholder }
@@ -48,7 +48,7 @@ struct OptionSpec: Equatable, Sendable {
 }
 
 /// What the positional words of a subcommand are, for completion.
-enum PositionalKind: Equatable, Sendable {
+package enum PositionalKind: Equatable, Sendable {
     case none
     /// A method name, then its `key=value` arguments (`call`).
     case methodCall
@@ -64,34 +64,34 @@ enum PositionalKind: Equatable, Sendable {
 
 /// One subcommand: its usage line, summary, options and positional words — or, for one made
 /// of actions (`retag plan|apply|resume|undo`), the actions, each a spec of its own.
-struct SubcommandSpec: Equatable, Sendable {
-    var name: String
+package struct SubcommandSpec: Equatable, Sendable {
+    package var name: String
     /// Everything after `flickr NAME` in the synopsis.
-    var synopsis: String
+    package var synopsis: String
     /// One line for `flickr help` and `--help`.
-    var summary: String
-    var options: [OptionSpec]
-    var positional: PositionalKind
+    package var summary: String
+    package var options: [OptionSpec]
+    package var positional: PositionalKind
     /// Internal (shell completion's helper): not listed, not completed.
-    var hidden = false
+    package var hidden = false
     /// The actions, each with its own options (empty: the subcommand takes its options directly).
-    var actions: [SubcommandSpec] = []
+    package var actions: [SubcommandSpec] = []
 
     /// Its options and those of all its actions.
-    var allOptions: [OptionSpec] {
+    package var allOptions: [OptionSpec] {
         var seen = Set<String>()
         return (options + actions.flatMap(\.options)).filter { seen.insert($0.name).inserted }
     }
 
-    func option(named name: String) -> OptionSpec? { allOptions.first { $0.name == name } }
+    package func option(named name: String) -> OptionSpec? { allOptions.first { $0.name == name } }
 
     /// The action named by the first word of `words`, if any.
-    func action(in words: [String]) -> SubcommandSpec? {
+    package func action(in words: [String]) -> SubcommandSpec? {
         words.first.flatMap { first in actions.first { $0.name == first } }
     }
 
     /// The text of `flickr NAME --help`.
-    var helpText: String {
+    package var helpText: String {
         var lines = ["usage: flickr [global options] \(name) \(synopsis)".trimmingTrailingSpaces, "", summary]
         if !options.isEmpty {
             lines.append("")
@@ -111,11 +111,11 @@ struct SubcommandSpec: Equatable, Sendable {
 }
 
 /// The `flickr` command line (CLI.md): global options and subcommands, in one table.
-enum CommandLineSpec {
-    static let help = OptionSpec.flag("help", short: "h", "show this help and exit")
+package enum CommandLineSpec {
+    package static let help = OptionSpec.flag("help", short: "h", "show this help and exit")
 
     /// The options that come before a script or subcommand.
-    static let globalOptions: [OptionSpec] = [
+    package static let globalOptions: [OptionSpec] = [
         .valued("sandbox", "DATA.json", .file, optional: true,
                 "run against an in-process Flickr emulator on 127.0.0.1 (its app and default user)"),
         .valued("endpoint", "URL", .text, "another base URL than Flickr's (e.g. a flickr-sandbox's url=)"),
@@ -128,12 +128,12 @@ enum CommandLineSpec {
         .flag("version", "print the version and exit"),
     ]
 
-    static let yes = OptionSpec.flag("yes", short: "y", "apply or undo without asking")
-    static let events = OptionSpec.flag("events", "NDJSON progress events on stderr")
+    package static let yes = OptionSpec.flag("yes", short: "y", "apply or undo without asking")
+    package static let events = OptionSpec.flag("events", "NDJSON progress events on stderr")
 
-    static let photoSizes = ["o", "6k", "5k", "4k", "3k", "k", "h", "b", "c", "z", "-", "n", "w", "m", "t", "q", "s"]
+    package static let photoSizes = ["o", "6k", "5k", "4k", "3k", "k", "h", "b", "c", "z", "-", "n", "w", "m", "t", "q", "s"]
 
-    static let subcommands: [SubcommandSpec] = [
+    package static let subcommands: [SubcommandSpec] = [
         SubcommandSpec(
             name: "call", synopsis: "METHOD [key=value ...] [--json] [--verb GET|POST] [--no-strict]",
             summary: "Calls one Flickr method and prints the answer as a Lua table (or JSON).",
@@ -225,12 +225,12 @@ enum CommandLineSpec {
             positional: .none, hidden: true),
     ]
 
-    static func subcommand(named name: String) -> SubcommandSpec? { subcommands.first { $0.name == name } }
+    package static func subcommand(named name: String) -> SubcommandSpec? { subcommands.first { $0.name == name } }
 
-    static func globalOption(named name: String) -> OptionSpec? { globalOptions.first { $0.name == name } }
+    package static func globalOption(named name: String) -> OptionSpec? { globalOptions.first { $0.name == name } }
 
     /// Aligned `  --name VALUE   help` lines.
-    static func table(_ options: [OptionSpec]) -> [String] {
+    package static func table(_ options: [OptionSpec]) -> [String] {
         let width = min(28, (options.map(\.usage.count).max() ?? 0) + 2)
         return options.map { option in
             let left = "  " + option.usage
@@ -240,7 +240,7 @@ enum CommandLineSpec {
     }
 
     /// The text of `flickr --help`.
-    static var usage: String {
+    package static var usage: String {
         var lines = ["usage: flickr [global options] [lua options] [script [args...]]"]
         for sub in subcommands where !sub.hidden {
             lines.append("       flickr [global options] \(sub.name) \(sub.synopsis)".trimmingTrailingSpaces)
@@ -263,7 +263,7 @@ enum CommandLineSpec {
     /// lua.c's options (its `collectargs`), worded as its usage text words them. A valued one
     /// takes its value attached (`-eprint(1)`) or as the next word; `-i`, `-v`, `-E`, `-W` are
     /// flags; `--` and `-` end the options (``Invocation/parse(_:)``).
-    static let luaOptions: [OptionSpec] = [
+    package static let luaOptions: [OptionSpec] = [
         OptionSpec(name: "execute", short: "e", value: .text, placeholder: "stat", valueOptional: false, help: "execute string 'stat'"),
         .flag("interactive", short: "i", "enter interactive mode after executing 'script'"),
         OptionSpec(name: "require", short: "l", value: .text, placeholder: "mod", valueOptional: false,
@@ -276,7 +276,7 @@ enum CommandLineSpec {
     ]
 
     /// The lines of lua.c's options in `flickr --help`: `  -e stat   execute string 'stat'`.
-    static var luaOptionLines: [String] {
+    package static var luaOptionLines: [String] {
         let rows = luaOptions.map { o in ("-\(o.short.map(String.init) ?? "")" + (o.value == nil ? "" : " " + o.placeholder), o.help) }
             + [("--", "stop handling options"), ("-", "stop handling options and execute stdin")]
         return rows.map { "  " + $0.0 + String(repeating: " ", count: 10 - $0.0.count) + $0.1 }
@@ -284,7 +284,7 @@ enum CommandLineSpec {
 }
 
 extension String {
-    var trimmingTrailingSpaces: String {
+    package var trimmingTrailingSpaces: String {
         var s = self
         while s.last == " " { s.removeLast() }
         return s
