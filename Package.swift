@@ -141,11 +141,17 @@ let package = Package(
             name: "FlickrJobs",
             dependencies: ["FlickrAPI", "FlickrProtocol", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // The `flickr` command line as data and its one parser: global and lua.c options,
+        // subcommands and their actions (what --help, completion and errors are made from).
+        .target(
+            name: "FlickrCommandLine",
+            dependencies: ["FlickrProtocol"]
+        ),
         // The `flickr` command: REPL, lua.c-compatible runner, subcommands.
         .target(
             name: "FlickrShell",
             dependencies: [
-                "FlickrLua", "FlickrLuaSandbox", "FlickrSandbox", "LuaKit", "FlickrAPI", "FlickrProtocol", "FlickrJobs", "CReadlineShim",
+                "FlickrCommandLine", "FlickrLua", "FlickrLuaSandbox", "FlickrSandbox", "LuaKit", "FlickrAPI", "FlickrProtocol", "FlickrJobs", "CReadlineShim",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -168,7 +174,7 @@ let package = Package(
         // The fuzz targets (scripts/fuzz runs them under libFuzzer; the tests replay their corpora).
         .target(
             name: "FlickrFuzzTargets",
-            dependencies: ["FlickrProtocol", "FlickrAPI", "FlickrLua", "LuaKit", "FlickrSandbox", "FlickrShell"]
+            dependencies: ["FlickrProtocol", "FlickrAPI", "FlickrLua", "LuaKit", "FlickrSandbox", "FlickrCommandLine"]
         ),
         .target(name: "CFuzzerDriver"),
         .executableTarget(
@@ -226,7 +232,7 @@ let package = Package(
         .testTarget(
             name: "FlickrShellTests",
             dependencies: [
-                "FlickrShell", "FlickrSandbox", "FlickrAPI", "FlickrTestSupport", "FlickrLua", "LuaKit", "FlickrProtocol",
+                "FlickrShell", "FlickrCommandLine", "FlickrSandbox", "FlickrAPI", "FlickrTestSupport", "FlickrLua", "LuaKit", "FlickrProtocol",
                 "FlickrFuzzTargets",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]

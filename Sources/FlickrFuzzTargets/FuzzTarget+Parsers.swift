@@ -1,5 +1,5 @@
-import FlickrSandbox
 import FlickrCommandLine
+import FlickrSandbox
 import Foundation
 
 extension FuzzTarget {

@@ -1,8 +1,9 @@
+import FlickrCommandLine
 import FlickrLua
 import FlickrProtocol
+import FlickrTestSupport
 import Foundation
 import Testing
-import FlickrTestSupport
 @testable import FlickrShell
 
 /// The option table and what reads it: the parser (help, version, global options after a

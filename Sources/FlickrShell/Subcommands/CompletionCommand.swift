@@ -1,5 +1,5 @@
-import FlickrCommandLine
 import FlickrAPI
+import FlickrCommandLine
 
 /// `flickr completion bash|zsh|fish` prints a completion script; `flickr __complete` (hidden)
 /// answers the scripts with candidates (see ``ShellCompletion``).

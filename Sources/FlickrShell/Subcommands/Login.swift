@@ -1,5 +1,5 @@
-import FlickrCommandLine
 import FlickrAPI
+import FlickrCommandLine
 import FlickrProtocol
 import Foundation
 

@@ -1,5 +1,5 @@
-import FlickrCommandLine
 import FlickrAPI
+import FlickrCommandLine
 import FlickrJobs
 import FlickrLua
 import FlickrProtocol
