@@ -130,7 +130,7 @@ final class FlickrModule {
             let name = method.name
             define(state, table, leaf, path: String(name.dropFirst("flickr.".count))) { call in
                 let arguments = try ArgumentConversion.parameters(at: 1, in: call.state, method: name)
-                return self.callReturn(name, arguments, verb: nil, timeout: nil, strict: true)
+                return self.callReturn(name, arguments, verb: nil, timeout: nil, strict: true, on: call.state)
             }
             state.pop()
         }
@@ -170,24 +170,24 @@ final class FlickrModule {
         state.setMetatable(of: index)
     }
 
-    /// The async call of a method, its response pushed as tables: XML answers straight from the
-    /// parser (no intermediate tree), JSON ones from the mapped tree.
+    /// The async call of a method, its response pushed as tables. An XML answer goes into
+    /// tables straight from the parser (``LuaTableSink``, the one route from XML to Lua),
+    /// built on the Lua thread while the call still runs under the client's retry policy, so
+    /// a malformed answer is retried like any other; a JSON answer comes as the mapped tree.
     func callReturn(_ method: String, _ arguments: [(String, String)], verb: HTTPVerb?, timeout: Double?,
-                    strict: Bool) -> LuaReturn {
+                    strict: Bool, on state: LuaState) -> LuaReturn {
         let client = self.client
-        var async = LuaAsync({ () async throws -> FlickrResponseBody in
-            try await client.callBody(method, arguments: arguments, verb: verb, timeout: timeout, strict: strict)
+        let poster = state.jobPoster
+        var async = LuaAsync({ () async throws -> FlickrResponseBody<LuaRef> in
+            try await client.callBody(method, arguments: arguments, verb: verb, timeout: timeout, strict: strict) { bytes async throws(FlickrError) in
+                let built = await poster.run { state in LuaTableSink.tables(bytes, on: state) }
+                guard let built else { throw FlickrError.interrupted(method) }
+                return try built.get()
+            }
         }, deliver: { state, body in
             switch body {
-            case .tree(let node):
-                try ResponseMapping.push(node, onto: state)
-            case .xml(let bytes):
-                do {
-                    try bytes.withUnsafeBytes { raw in try state.push(flickrXML: raw) }
-                } catch var error as FlickrError {
-                    error.method = error.method ?? method
-                    throw error
-                }
+            case .tree(let node): try ResponseMapping.push(node, onto: state)
+            case .xml(let tables): tables.push(onto: state)
             }
             return 1
         })
@@ -239,7 +239,7 @@ final class FlickrModule {
                 }
                 s.pop()
             }
-            return self.callReturn(method, arguments, verb: verb, timeout: timeout, strict: strict)
+            return self.callReturn(method, arguments, verb: verb, timeout: timeout, strict: strict, on: call.state)
         }
     }
 }

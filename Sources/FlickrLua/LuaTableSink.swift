@@ -51,9 +51,8 @@ final class LuaTableSink: FlickrXMLSink {
         guard state.ensureStack(8) else { throw FlickrError(kind: .parse, message: "Lua stack overflow") }
         let sink = LuaTableSink(state: state)
         let outcome: Result<String, FlickrParseError> = state.withCollectorPaused {
-            if bytes.count >= pipelineThreshold { return FlickrXMLTape.map(bytes, rule: rule, into: sink) }
             do throws(FlickrParseError) {
-                return .success(try FlickrXMLMapper.map(bytes, rule: rule, into: sink))
+                return .success(try FlickrXML.map(bytes, rule: rule, into: sink, pipelineThreshold: pipelineThreshold))
             } catch {
                 return .failure(error)
             }
@@ -75,6 +74,19 @@ final class LuaTableSink: FlickrXMLSink {
             state.pushCopy(of: -2)
             state.rawSet(field: rootName, in: -2)
             state.remove(at: -2)
+        }
+    }
+
+    /// [-0, +0] Maps `bytes` into tables held in the registry: a call's answer, built on the
+    /// Lua thread while the call is still under the client's retry policy.
+    static func tables(_ bytes: [UInt8], on state: LuaState) -> Result<LuaRef, FlickrError> {
+        bytes.withUnsafeBytes { raw in
+            do throws(FlickrError) {
+                try push(raw, onto: state)
+                return .success(LuaRef(popping: state))
+            } catch {
+                return .failure(error)
+            }
         }
     }
 

@@ -110,9 +110,10 @@ struct Bench {
     }
 
     /// The XML mapped into Lua tables on the Lua thread, both ways FlickrLua can:
-    /// - tree: FlickrXML.parse, then the tree pushed with raw sets (what every flickr.* call does,
-    ///   since FlickrClient returns the parsed tree);
-    /// - direct: tables built straight from the parser's callbacks (flickr.parse_xml).
+    /// - tree: FlickrXML.parse, then the tree pushed with raw sets (how a JSON answer's tree
+    ///   becomes tables);
+    /// - direct: tables built straight from the parser's callbacks (the one route from XML to
+    ///   Lua: every flickr.* call's XML answer, flickr.parse_xml).
     /// As on the Python side, the previous result is freed outside the timing: it is dropped and
     /// a full collection runs before each timed run. Runs alternate between the two ways.
     static func luaMap(file: String, runs: Int) async throws {

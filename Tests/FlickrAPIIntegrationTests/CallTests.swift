@@ -2,6 +2,7 @@ import FlickrAPI
 import FlickrProtocol
 import FlickrSandbox
 import Foundation
+import Synchronization
 import Testing
 import FlickrTestSupport
 
@@ -56,20 +57,25 @@ import FlickrTestSupport
     }
 
     @Test func callBodyHandsOverCheckedXMLOrTheTree() async throws {
+        @Sendable func tree(_ bytes: [UInt8]) throws(FlickrError) -> FlickrNode {
+            do throws(FlickrParseError) { return try FlickrXML.parse(bytes) } catch {
+                throw FlickrError(kind: .parse, message: "malformed response: \(error)")
+            }
+        }
         try await SandboxHarness.with { h in
-            guard case .xml(let bytes) = try await h.client.callBody("flickr.test.echo", arguments: [("a", "1")]) else {
-                Issue.record("an XML success did not come back as bytes")
+            guard case .xml(let mapped) = try await h.client.callBody("flickr.test.echo", arguments: [("a", "1")], mapXML: tree) else {
+                Issue.record("an XML success was not handed to the mapping")
                 return
             }
-            #expect(try FlickrXML.parse(bytes)["a"]?.text == "1")
+            #expect(mapped["a"]?.text == "1")
             do {
-                _ = try await h.client.callBody("flickr.photos.getInfo", arguments: [("photo_id", "1")])
+                _ = try await h.client.callBody("flickr.photos.getInfo", arguments: [("photo_id", "1")], mapXML: tree)
                 Issue.record("a failure came back as a body")
             } catch let error as FlickrError {
                 #expect(error.kind == .api && error.code == 1)
             }
             h.client.updateContext { $0.format = .json }
-            guard case .tree(let tree) = try await h.client.callBody("flickr.test.echo", arguments: [("a", "2")]) else {
+            guard case .tree(let tree) = try await h.client.callBody("flickr.test.echo", arguments: [("a", "2")], mapXML: tree) else {
                 Issue.record("JSON did not come back as a tree")
                 return
             }
@@ -78,10 +84,51 @@ import FlickrTestSupport
         // A truncated success is classified (a parse error), not handed over.
         try await SandboxHarness.with(SandboxConfiguration(faults: try FaultSpec.parse("truncate=1"))) { h in
             do {
-                _ = try await h.client.callBody("flickr.test.echo", arguments: [])
+                _ = try await h.client.callBody("flickr.test.echo", arguments: [], mapXML: tree)
                 Issue.record("a truncated body was handed over")
             } catch let error as FlickrError {
                 #expect(error.kind == .parse || error.kind == .network)
+            }
+        }
+    }
+
+    /// The mapping runs under the retry policy: a parse error it throws is retried like the
+    /// client's own, and a malformed answer (control characters echoed raw, which XML forbids)
+    /// costs as many requests on the mapping path as on the tree path.
+    @Test func callBodyRetriesTheMappingsParseErrors() async throws {
+        try await SandboxHarness.with { h in
+            h.client.updateContext { $0.retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.01) }
+            let attempts = Mutex(0)
+            let before = h.server.requestCount()
+            let body = try await h.client.callBody("flickr.test.echo", arguments: [("a", "1")]) { bytes throws(FlickrError) in
+                if attempts.withLock({ n in n += 1; return n }) == 1 { throw FlickrError(kind: .parse, message: "malformed response: test") }
+                return bytes.count
+            }
+            guard case .xml(let count) = body, count > 0 else {
+                Issue.record("no mapped answer")
+                return
+            }
+            #expect(attempts.withLock { $0 } == 2)
+            #expect(h.server.requestCount() - before == 2)
+
+            for mapped in [true, false] {
+                let start = h.server.requestCount()
+                do {
+                    if mapped {
+                        _ = try await h.client.callBody("flickr.test.echo", arguments: [("a", "x\u{1}y")]) { bytes throws(FlickrError) in
+                            do throws(FlickrParseError) { return try FlickrXML.parse(bytes) } catch {
+                                throw FlickrError(kind: .parse, message: "malformed response: \(error)")
+                            }
+                        }
+                    } else {
+                        _ = try await h.client.call("flickr.test.echo", ["a": "x\u{1}y"])
+                    }
+                    Issue.record("a malformed answer was accepted")
+                } catch let error as FlickrError {
+                    #expect(error.kind == .parse && error.method == "flickr.test.echo", "\(error)")
+                    #expect(error.httpStatus == 200 && error.bodyExcerpt != nil)
+                }
+                #expect(h.server.requestCount() - start == 3, "mapped: \(mapped)")
             }
         }
     }

@@ -47,18 +47,35 @@ extension FlickrClient {
         }
     }
 
-    /// Calls a method and returns the successful answer either as its checked XML bytes or as
-    /// the mapped tree: for consumers that map XML themselves (the Lua module builds its tables
-    /// straight from the parser). A body counts as checked XML when it is a complete
-    /// `<rsp stat="ok">…</rsp>` document (truncated bodies take the classified path and are
-    /// retried like any read); everything else — JSON, failures, errors — is classified as
-    /// ``call(_:arguments:verb:timeout:)`` does.
-    public func callBody(_ method: String, arguments: [(String, String)], verb: HTTPVerb? = nil,
-                         timeout: Double? = nil, strict: Bool = true) async throws(FlickrError) -> FlickrResponseBody {
-        try await rest(method, arguments, verb: verb, timeout: timeout, strict: strict) { result, name throws(FlickrError) in
-            if result.status == 200, ResponseClassifier.isCompleteSuccessXML(result.body) { return .xml(result.body) }
-            return .tree(try ResponseClassifier.classify(status: result.status, contentType: result.contentType,
-                                                         retryAfter: result.retryAfter, body: result.body, method: name))
+    /// Calls a method and has `mapXML` map a successful XML answer — for consumers that map XML
+    /// themselves (the Lua module builds its tables straight from the parser); a JSON answer
+    /// comes back as the mapped tree. Failures, errors and bodies that are not a complete
+    /// `<rsp stat="ok">` document are classified as ``call(_:arguments:verb:timeout:strict:)``
+    /// does. `mapXML` runs inside the retry policy: a parse error it throws (a malformed answer)
+    /// is retried like one of the client's own.
+    public func callBody<Mapped: Sendable>(_ method: String, arguments: [(String, String)], verb: HTTPVerb? = nil,
+                                           timeout: Double? = nil, strict: Bool = true,
+                                           mapXML: @escaping @Sendable ([UInt8]) async throws(FlickrError) -> Mapped)
+        async throws(FlickrError) -> FlickrResponseBody<Mapped> {
+        try await rest(method, arguments, verb: verb, timeout: timeout, strict: strict) { result, name async throws(FlickrError) in
+            let complete = result.status == 200 && ResponseClassifier.isCompleteSuccessXML(result.body)
+            if !complete {
+                let tree = try ResponseClassifier.classify(status: result.status, contentType: result.contentType,
+                                                           retryAfter: result.retryAfter, body: result.body, method: name)
+                // XML that passed the classifier in another form (stat='ok', …) is mapped the same way.
+                guard ResponseClassifier.isXML(result.body) else { return .tree(tree) }
+            }
+            do throws(FlickrError) {
+                return .xml(try await mapXML(result.body))
+            } catch {
+                var e = error
+                e.method = e.method ?? name
+                if e.kind == .parse {
+                    e.httpStatus = e.httpStatus ?? result.status
+                    e.bodyExcerpt = e.bodyExcerpt ?? ResponseClassifier.excerpt(result.body)
+                }
+                throw e
+            }
         }
     }
 
@@ -68,7 +85,7 @@ extension FlickrClient {
     /// (which the retry policy then judges).
     func rest<T: Sendable>(_ method: String, _ arguments: [(String, String)], verb: HTTPVerb?, timeout: Double?,
                            strict: Bool = true,
-                           interpret: @escaping @Sendable (HTTPResult, String) throws(FlickrError) -> T) async throws(FlickrError) -> T {
+                           interpret: @escaping @Sendable (HTTPResult, String) async throws(FlickrError) -> T) async throws(FlickrError) -> T {
         let name = try preflight(method, arguments, strict: strict)
         let catalogVerb = MethodCatalog.shared.method(name).map { $0.verb == "POST" ? HTTPVerb.post : .get }
         let chosen = verb ?? catalogVerb ?? .get
@@ -115,7 +132,7 @@ extension FlickrClient {
     /// Sends a prepared request (traced, secrets redacted) and lets `interpret` read the answer;
     /// errors it throws get the signed base string and lose any secret.
     func execute<T>(_ spec: HTTPRequestSpec, method: String,
-                    interpret: (HTTPResult, String) throws(FlickrError) -> T) async throws(FlickrError) -> T {
+                    interpret: (HTTPResult, String) async throws(FlickrError) -> T) async throws(FlickrError) -> T {
         let start = ContinuousClock.now
         logger.trace("→ \(spec.redactedSummary)")
         let result: HTTPResult
@@ -127,7 +144,7 @@ extension FlickrClient {
         }
         logger.trace("← \(result.status) \(method) \(result.body.count) bytes in \(ContinuousClock.now - start): \(Redaction.scrub(ResponseClassifier.excerpt(result.body, limit: 300), secrets: self.credentialValues))")
         do {
-            return try interpret(result, method)
+            return try await interpret(result, method)
         } catch {
             throw scrubbed(error, signed: spec)
         }

@@ -1,8 +1,8 @@
 import FlickrProtocol
 
-/// A successful answer of ``FlickrClient/callBody(_:arguments:verb:timeout:)``: the checked XML
-/// bytes of a complete `<rsp stat="ok">` document, or the mapped tree (JSON answers).
-public enum FlickrResponseBody: Sendable {
-    case xml([UInt8])
+/// A successful answer of ``FlickrClient/callBody(_:arguments:verb:timeout:strict:mapXML:)``:
+/// an XML answer as the caller's mapping built it, or the mapped tree of a JSON answer.
+public enum FlickrResponseBody<Mapped: Sendable>: Sendable {
+    case xml(Mapped)
     case tree(FlickrNode)
 }

@@ -22,7 +22,7 @@ public enum ResponseClassifier {
             throw FlickrError(kind: .http, message: "HTTP \(status) \(reason(status))", method: method,
                               httpStatus: status, retryAfter: parseRetryAfter(retryAfter), bodyExcerpt: excerpt(body))
         }
-        guard let first = body.first(where: { !isSpace($0) }) else {
+        guard body.contains(where: { !isSpace($0) }) else {
             throw FlickrError(kind: .parse, message: "empty response body (HTTP \(status))", method: method,
                               httpStatus: status, bodyExcerpt: "")
         }
@@ -32,7 +32,7 @@ public enum ResponseClassifier {
         }
         let tree: FlickrNode
         do throws(FlickrParseError) {
-            tree = first == UInt8(ascii: "<") ? try FlickrXML.parse(body) : try FlickrJSON.parse(Data(body))
+            tree = isXML(body) ? try FlickrXML.parse(body) : try FlickrJSON.parse(Data(body))
         } catch {
             throw FlickrError(kind: .parse, message: "malformed response: \(error.description)", method: method,
                               httpStatus: status, bodyExcerpt: excerpt(body))
@@ -129,6 +129,11 @@ public enum ResponseClassifier {
             .trimmingCharacters(in: .whitespacesAndNewlines)
         return head.hasPrefix("<!doctype html") || head.hasPrefix("<html") || head.hasPrefix("<head")
             || head.hasPrefix("<body") || head.hasPrefix("<!-- status code")
+    }
+
+    /// Whether a body is XML (its first byte past whitespace is `<`) rather than JSON.
+    static func isXML(_ body: [UInt8]) -> Bool {
+        body.first(where: { !isSpace($0) }) == UInt8(ascii: "<")
     }
 
     @inline(__always) static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }

@@ -26,12 +26,22 @@ public enum FlickrXML {
     public static func parse(_ bytes: UnsafeRawBufferPointer, rule: ListRule,
                              pipelineThreshold: Int = FlickrXMLTape.threshold) throws(FlickrParseError) -> FlickrNode {
         let sink = FlickrTreeSink()
-        let rootName = bytes.count >= pipelineThreshold
-            ? try FlickrXMLTape.map(bytes, rule: rule, into: sink).get()
-            : try FlickrXMLMapper.map(bytes, rule: rule, into: sink)
+        let rootName = try map(bytes, rule: rule, into: sink, pipelineThreshold: pipelineThreshold)
         let root = sink.root ?? .map(FlickrMap())
         if rootName == "rsp" { return root }
         return .map(FlickrMap(keys: [rootName], values: [root]))
+    }
+
+    /// The one way XML is mapped, whatever the sink builds (this tree, Lua tables): the rules
+    /// (``FlickrXMLMapper``) drive `sink` on this thread, or, for a document of
+    /// `pipelineThreshold` bytes or more, from a parse on another thread through
+    /// ``FlickrXMLTape``. Returns the root element's name.
+    @discardableResult
+    public static func map(_ bytes: UnsafeRawBufferPointer, rule: ListRule, into sink: any FlickrXMLSink,
+                           pipelineThreshold: Int = FlickrXMLTape.threshold) throws(FlickrParseError) -> String {
+        bytes.count >= pipelineThreshold
+            ? try FlickrXMLTape.map(bytes, rule: rule, into: sink).get()
+            : try FlickrXMLMapper.map(bytes, rule: rule, into: sink)
     }
 
     /// Maps `bytes`; see ``parse(_:rule:)-(UnsafeRawBufferPointer,_)``.
