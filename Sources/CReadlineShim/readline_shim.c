@@ -235,6 +235,22 @@ void frl_configure(const char *name, const char *word_breaks, frl_candidates_fn 
 static char *got_line = NULL;
 static int got_done = 0;
 
+/* The window size readline was last told of. */
+static unsigned short known_rows = 0, known_cols = 0;
+
+/* Tells readline the terminal's size when it differs from what it was last told (redrawing
+   the line being edited). Checked before each key as well as on SIGWINCH: the kernel changes
+   the size at once, while the signal reaches a thread of this process a little later, so a key
+   typed right after a resize could otherwise be handled at the old width. One ioctl a key. */
+static void follow_window_size(int redraw) {
+    struct winsize ws;
+    if (ioctl(fileno(rl_outstream), TIOCGWINSZ, &ws) != 0 || ws.ws_col == 0) return;
+    if (ws.ws_col == known_cols && ws.ws_row == known_rows) return;
+    known_cols = ws.ws_col;
+    known_rows = ws.ws_row;
+    if (redraw) rl_resize_terminal(); else rl_reset_screen_size();
+}
+
 static void on_line(char *line) {
     got_line = line;
     got_done = 1;
@@ -251,7 +267,8 @@ int frl_readline(const char *prompt, char **out) {
     /* The size may have changed since the last line (during a call, in a pager, which gets the
        window changes while it owns the terminal): read it before the prompt is drawn. */
     winch_pending = 0;
-    rl_reset_screen_size();
+    known_cols = known_rows = 0;
+    follow_window_size(0);
     rl_callback_handler_install(prompt, on_line);
     int in = fileno(rl_instream);
     while (!got_done) {
@@ -259,7 +276,7 @@ int frl_readline(const char *prompt, char **out) {
         if (r == 2) {
             /* A window change while editing: redraw the line at the new width at once. */
             winch_pending = 0;
-            rl_resize_terminal();
+            follow_window_size(1);
             continue;
         }
         if (r == 0) {
@@ -277,10 +294,8 @@ int frl_readline(const char *prompt, char **out) {
             rl_callback_handler_remove();
             return FRL_EOF;
         }
-        if (winch_pending) {  /* arrived together with a key */
-            winch_pending = 0;
-            rl_resize_terminal();
-        }
+        winch_pending = 0;
+        follow_window_size(1);  /* a resize the signal has not told of yet */
         rl_callback_read_char();
         if (!got_done && rl_eof_found) {
             /* end of file in the middle of a line: give up on the line */
