@@ -385,15 +385,35 @@ def start_sandbox(a, latency):
     raise Fail("flickr-sandbox did not become ready")
 
 
+@contextlib.contextmanager
+def sandbox_process(a, latency):
+    """A flickr-sandbox process answering after `latency` ms, for the `with` block; yields its
+    settings (url=, api_key=, …) and stops it on leaving."""
+    proc, v = start_sandbox(a, latency)
+    try:
+        yield v
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def sandbox_env(home, v):
+    """base_env with the sandbox's endpoint and credentials."""
+    env = base_env(home)
+    env.update({"FLICKR_ENDPOINT": v["url"], "FLICKR_API_KEY": v["api_key"], "FLICKR_API_SECRET": v["api_secret"],
+                "FLICKR_OAUTH_TOKEN": v["oauth_token"], "FLICKR_OAUTH_TOKEN_SECRET": v["oauth_token_secret"]})
+    return env
+
+
 def cancel(a, home):
     # The answer is 20 s away: a call back within 10 s was cancelled, not answered, with room for a
     # busy machine. --debug traces each request as it goes out: the Ctrl-C is sent once it is
     # in flight (told by the trace, not guessed by a sleep).
-    proc, v = start_sandbox(a, 20000)
-    try:
-        env = base_env(home)
-        env.update({"FLICKR_API_KEY": v["api_key"], "FLICKR_API_SECRET": v["api_secret"],
-                    "FLICKR_OAUTH_TOKEN": v["oauth_token"], "FLICKR_OAUTH_TOKEN_SECRET": v["oauth_token_secret"]})
+    with sandbox_process(a, 20000) as v:
+        env = sandbox_env(home, v)
         with repl(a, home, args=["--endpoint", v["url"], "--debug"], env=env) as s:
             s.send("r = flickr.test.echo{ slow = 'yes' }\r")
             s.expect(SENT, "the request is on its way")
@@ -415,12 +435,6 @@ def cancel(a, home):
             s.expect('"cancelled"', "error kind cancelled")
             s.prompt()
             ok("the error of a cancelled call has kind 'cancelled'")
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def interrupt(a, home):
@@ -820,11 +834,8 @@ def script_interrupt(a, home):
     if status != 0:
         raise Fail(f"a script that caught the interrupt: exit status {status}, not 0")
     ok("a script catches Ctrl-C with pcall and goes on (exit 0)")
-    proc, v = start_sandbox(a, 20000)
-    try:
-        env = base_env(home)
-        env.update({"FLICKR_API_KEY": v["api_key"], "FLICKR_API_SECRET": v["api_secret"],
-                    "FLICKR_OAUTH_TOKEN": v["oauth_token"], "FLICKR_OAUTH_TOKEN_SECRET": v["oauth_token_secret"]})
+    with sandbox_process(a, 20000) as v:
+        env = sandbox_env(home, v)
         s = script(a, home, "call.lua", "print('calling')\nflickr.test.echo{ slow = 'yes' }\nprint('not reached')\n",
                    args=["--endpoint", v["url"], "--debug"], env=env)
         s.expect(SENT, "the request is on its way")
@@ -836,19 +847,6 @@ def script_interrupt(a, home):
         if status != 1 or elapsed >= 10.0 or b"not reached" in s.log:
             raise Fail(f"interrupted call: exit {status} after {elapsed:.2f} s")
         ok(f"Ctrl-C during a blocking call to a 20 s sandbox: interrupted! in {elapsed:.2f} s, exit 1")
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-
-
-def sandbox_env(home, v):
-    env = base_env(home)
-    env.update({"FLICKR_ENDPOINT": v["url"], "FLICKR_API_KEY": v["api_key"], "FLICKR_API_SECRET": v["api_secret"],
-                "FLICKR_OAUTH_TOKEN": v["oauth_token"], "FLICKR_OAUTH_TOKEN_SECRET": v["oauth_token_secret"]})
-    return env
 
 
 def photos(home, folder, count):
@@ -874,8 +872,7 @@ def transfer_interrupt(a, home):
     """Ctrl-C in `flickr upload DIR --set NAME` and `flickr download` on a terminal: the lines of
     the files done are there, the first Ctrl-C stops after the file in flight, the second aborts
     it; the set holds what went up, the summary is printed, exit 130."""
-    proc, v = start_sandbox(a, 1500)   # every request waits 1.5 s: files are in flight for a while
-    try:
+    with sandbox_process(a, 1500) as v:   # every request waits 1.5 s: files are in flight for a while
         env = sandbox_env(home, v)
         ids = re.compile(rb"(\d{6,})\t(\S+\.jpg)")
         # One Ctrl-C after two files: the third (in flight) completes, the rest are not sent.
@@ -921,12 +918,6 @@ def transfer_interrupt(a, home):
         if status != 130 or len(files) != int(m.group(1)) or any(f.endswith(".part") for f in files) or int(m.group(1)) < 2:
             raise Fail(f"download after Ctrl-C: exit {status}, summary {m.group(0)!r}, files {files}")
         ok(f"download: one Ctrl-C, {len(files)} files whole on disk, no .part, exit 130")
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 SCENARIOS = {f.__name__: f for f in (completion, pager, multiline, errors, commands, cancel, interrupt, history, color, plain,
