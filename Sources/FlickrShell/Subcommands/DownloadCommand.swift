@@ -69,11 +69,7 @@ enum DownloadCommand {
         let progress = Terminal.stderrIsTerminal ? BatchProgress(verb: "downloading", files: photos.count, batchTotal: nil) : nil
         // Ctrl-C: stop after the file in flight; a second one aborts it (its .part file goes).
         // Either way the summary is printed and the exit status is 130.
-        let watch = InterruptWatch { n in
-            progress?.clearLine()
-            FileHandleOutput.standardError(n == 1 ? "stopping after the file in flight (Ctrl-C again to abort it)…\n"
-                                                  : "aborting the file in flight…\n")
-        }
+        let watch = InterruptWatch.forTransfers(progress: progress)
         defer { watch.stop() }
         let transfers = Task { () -> Outcome in
             var outcome = Outcome()

@@ -49,11 +49,7 @@ enum UploadCommand {
             : nil
         // Ctrl-C: stop after the file in flight; a second one aborts it. Either way what went up
         // is reported, added to the set and summed up (exit 130), as `retag apply` stops.
-        let watch = InterruptWatch { n in
-            progress?.clearLine()
-            FileHandleOutput.standardError(n == 1 ? "stopping after the file in flight (Ctrl-C again to abort it)…\n"
-                                                  : "aborting the file in flight…\n")
-        }
+        let watch = InterruptWatch.forTransfers(progress: progress)
         defer { watch.stop() }
         let titleFromFilename = options["title-from-filename"] != nil
         let transfers = Task { () -> Outcome in

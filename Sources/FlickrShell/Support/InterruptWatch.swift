@@ -34,6 +34,17 @@ final class InterruptWatch: @unchecked Sendable {
         abort.withLock { $0 = action }
     }
 
+    /// The watch of `upload` and `download`: the first Ctrl-C stops the batch after the file in
+    /// flight, the second aborts that file (``onSecondInterrupt(_:)``); each says so on stderr,
+    /// in place of the progress line.
+    static func forTransfers(progress: BatchProgress?) -> InterruptWatch {
+        InterruptWatch { n in
+            progress?.clearLine()
+            FileHandleOutput.standardError(n == 1 ? "stopping after the file in flight (Ctrl-C again to abort it)…\n"
+                                                  : "aborting the file in flight…\n")
+        }
+    }
+
     /// Whether Ctrl-C was pressed at least once.
     var interrupted: Bool { count.load(ordering: .acquiring) > 0 }
 
