@@ -11,9 +11,9 @@ extension FlickrModule {
         // request_token{ callback = "oob", perms = "read" } → { token, secret, authorize_url }
         define(state, oauth, "request_token", path: "oauth.request_token") { call in
             var callback = "oob", perms = FlickrPermission.read
-            if try call.optionalTable(1) {
-                if let c = try Self.stringOption(call, "callback") { callback = c }
-                if let p = try Self.stringOption(call, "perms") { perms = try Self.permission(p, "flickr.oauth.request_token") }
+            if let options = try LuaOptions.read(call, at: 1, function: "flickr.oauth.request_token", known: ["callback", "perms"]) {
+                callback = try options.string("callback") ?? callback
+                perms = try Self.permission(options) ?? perms
             }
             let client = self.client
             let (callbackURL, permissions) = (callback, perms)
@@ -28,7 +28,9 @@ extension FlickrModule {
         // access_token(request, verifier) → { token, secret, user_nsid, username, fullname }; now in use.
         define(state, oauth, "access_token", path: "oauth.access_token") { call in
             try call.table(1)
-            guard let token = try Self.stringOption(call, "token"), let secret = try Self.stringOption(call, "secret") else {
+            // The table request_token returned (its other fields, such as authorize_url, are not read).
+            let request = try LuaOptions(state: call.state, index: 1, function: "flickr.oauth.access_token", known: nil, noun: "field")
+            guard let token = try request.string("token"), let secret = try request.string("secret") else {
                 throw call.argumentError(1, "request token table with token and secret expected")
             }
             let verifier = try call.string(2)
@@ -62,9 +64,9 @@ extension FlickrModule {
         // login_url{ frob =, perms = "read" } → the legacy login page (api_sig MD5)
         define(state, legacy, "login_url", path: "legacy.login_url") { call in
             var frob: String?, perms = FlickrPermission.read
-            if try call.optionalTable(1) {
-                frob = try Self.stringOption(call, "frob")
-                if let p = try Self.stringOption(call, "perms") { perms = try Self.permission(p, "flickr.legacy.login_url") }
+            if let options = try LuaOptions.read(call, at: 1, function: "flickr.legacy.login_url", known: ["frob", "perms"]) {
+                frob = try options.string("frob")
+                perms = try Self.permission(options) ?? perms
             }
             call.state.push(self.client.legacyLoginURL(frob: frob, perms: perms))
             return .results(1)
@@ -124,19 +126,18 @@ extension FlickrModule {
 
     private func login(_ call: LuaCall) throws -> LuaReturn {
         let s = call.state
-        var perms = FlickrPermission.write, profile = effective.profile ?? "default", mode = "oob", save = true
+        var perms = FlickrPermission.write, profile = effective.profile ?? "default", loopback = false, save = true
         var timeout = 300.0
         var open: LuaRef?, verifier: LuaRef?
-        if try call.optionalTable(1) {
-            if let p = try Self.stringOption(call, "perms") { perms = try Self.permission(p, "flickr.oauth.login") }
-            if let p = try Self.stringOption(call, "profile") { profile = p }
-            if let c = try Self.stringOption(call, "callback") { mode = c }
-            if s.rawGet(field: "save", in: 1) == .boolean { save = s.boolean(at: -1) }
-            s.pop()
-            if s.rawGet(field: "timeout", in: 1) == .number { timeout = s.number(at: -1) ?? timeout }
-            s.pop()
-            if s.rawGet(field: "open", in: 1) == .function { open = LuaRef(popping: s) } else { s.pop() }
-            if s.rawGet(field: "verifier", in: 1) == .function { verifier = LuaRef(popping: s) } else { s.pop() }
+        if let options = try LuaOptions.read(call, at: 1, function: "flickr.oauth.login",
+                                             known: ["perms", "profile", "callback", "save", "timeout", "open", "verifier"]) {
+            perms = try Self.permission(options) ?? perms
+            profile = try options.string("profile") ?? profile
+            loopback = try options.choice("callback", ["oob": false, "loopback": true]) ?? loopback
+            save = try options.boolean("save") ?? save
+            timeout = try options.number("timeout", minimum: 0, expected: "seconds") ?? timeout
+            open = try options.function("open", expected: "a function(url)")
+            verifier = try options.function("verifier", expected: "a function(url) returning the verifier")
         }
         let client = self.client
         let finish: (LuaState, OAuthAccessToken) throws -> Int32 = { state, access in
@@ -162,8 +163,7 @@ extension FlickrModule {
             }
             return 1
         }
-        switch mode {
-        case "loopback":
+        if loopback {
             let poster = s.jobPoster
             let (permissions, seconds, opener) = (perms, timeout, open)
             return asyncReturn("flickr.oauth.login", { () async throws -> OAuthAccessToken in
@@ -171,7 +171,7 @@ extension FlickrModule {
                     _ = await poster.run { state in Self.show(url, with: opener, on: state) }
                 }
             }, deliver: finish)
-        case "oob":
+        } else {
             let request = try s.awaitBlocking { try await client.requestToken(callback: "oob") }
             let url = client.authorizeURL(for: request, perms: perms)
             let code: String
@@ -194,8 +194,6 @@ extension FlickrModule {
             }
             let access = try s.awaitBlocking { try await client.accessToken(for: request, verifier: code) }
             return .results(try finish(s, access))
-        default:
-            throw FlickrError.usage("bad option 'callback': \"oob\" or \"loopback\" expected", method: "flickr.oauth.login")
         }
     }
 
@@ -216,21 +214,9 @@ extension FlickrModule {
         }
     }
 
-    static func stringOption(_ call: LuaCall, _ key: String) throws -> String? {
-        let s = call.state
-        defer { s.pop() }
-        switch s.rawGet(field: key, in: 1) {
-        case .nil: return nil
-        case .string, .number: return s.string(at: -1)
-        default: throw FlickrError.usage("bad option '\(key)': string expected, got \(s.typeName(at: -1))", method: call.name)
-        }
-    }
-
-    static func permission(_ text: String, _ method: String) throws -> FlickrPermission {
-        guard let p = FlickrPermission(rawValue: text), p != .none else {
-            throw FlickrError.usage("bad option 'perms': read, write or delete expected, got '\(text)'", method: method)
-        }
-        return p
+    /// The `perms` option: read, write or delete.
+    static func permission(_ options: LuaOptions) throws -> FlickrPermission? {
+        try options.choice("perms", ["read": .read, "write": .write, "delete": .delete])
     }
 
     static func pushFields(_ state: LuaState, _ fields: [String: String?]) {

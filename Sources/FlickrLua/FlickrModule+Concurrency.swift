@@ -18,28 +18,9 @@ extension FlickrModule {
             try call.function(2)
             var concurrency = Self.defaultConcurrency
             var collect = false
-            if try call.optionalTable(3) {
-                let s = call.state
-                try s.forEachRawEntry(inTableAt: 3) { (e) throws(FlickrError) -> Bool in
-                    let key = s.type(at: e.keyIndex) == .string ? s.string(at: e.keyIndex) ?? "" : ""
-                    guard key == "concurrency" || key == "on_error" else {
-                        throw FlickrError.usage("unknown option '\(s.string(at: e.keyIndex) ?? s.typeName(at: e.keyIndex))' "
-                                                + "(concurrency, on_error)", method: "flickr.map")
-                    }
-                    return true
-                }
-                switch s.rawGet(field: "concurrency", in: 3) {
-                case .nil: break
-                case .number:
-                    guard let c = s.integer(at: -1), c >= 1 else {
-                        throw FlickrError.usage("bad option 'concurrency': a positive integer expected", method: "flickr.map")
-                    }
-                    concurrency = Int(min(c, 1024))
-                default:
-                    throw FlickrError.usage("bad option 'concurrency': a positive integer expected", method: "flickr.map")
-                }
-                s.pop()
-                collect = try Self.collectsErrors(s, optionsAt: 3, function: "flickr.map")
+            if let options = try LuaOptions.read(call, at: 3, function: "flickr.map", known: ["concurrency", "on_error"]) {
+                if let c = try options.integer("concurrency", minimum: 1) { concurrency = Int(min(c, 1024)) }
+                collect = try options.choice("on_error", ["raise": false, "collect": true]) ?? false
             }
             let s = call.state
             let n = Int(s.rawLength(at: 1))
@@ -51,9 +32,11 @@ extension FlickrModule {
                 return 2
             }
         }
-        // flickr.parallel(collect, f1, f2, …) → results, errors, first (core.lua reads the options)
+        // flickr.parallel(options, f1, f2, …) → results, errors, first (core.lua moves the
+        // options, last in Lua, to the front)
         define(state, flickr, "parallel") { call in
-            let collect = call.state.boolean(at: 1)
+            let options = try LuaOptions.read(call, at: 1, function: "flickr.parallel", known: ["on_error"])
+            let collect = try options?.choice("on_error", ["raise": false, "collect": true]) ?? false
             let n = call.argumentCount - 1
             for i in 2..<max(2, n + 2) where n > 0 { try call.function(i) }
             let s = call.state
@@ -62,17 +45,6 @@ extension FlickrModule {
                 s.move(1, to: thread)
                 return 0
             }
-        }
-    }
-
-    /// The `on_error` option at `options`: false for "raise" (or none), true for "collect".
-    private static func collectsErrors(_ s: LuaState, optionsAt options: Int32, function: String) throws -> Bool {
-        defer { s.pop() }
-        switch s.rawGet(field: "on_error", in: options) {
-        case .nil: return false
-        case .string where s.string(at: -1) == "raise": return false
-        case .string where s.string(at: -1) == "collect": return true
-        default: throw FlickrError.usage("bad option 'on_error': \"raise\" or \"collect\" expected", method: function)
         }
     }
 

@@ -36,71 +36,45 @@ extension FlickrModule {
         "upload_timeout", "retries", "rate", "burst", "budget",
     ]
 
+    /// Reads the table of `configure` (every key known; `false` clears a setting).
     private static func read(_ call: LuaCall, into settings: inout FlickrSettings, budget: inout CallBudget??) throws {
-        let s = call.state
-        try s.forEachRawEntry(inTableAt: 1) { e in
-            let k = e.keyIndex
-            s.pushCopy(of: e.valueIndex)  // the value on top, where the readers below look
-            guard s.type(at: k) == .string, let key = s.bytes(at: k).map({ String(decoding: $0, as: UTF8.self) }),
-                  configurationKeys.contains(key) else {
-                let shown = s.type(at: k) == .string ? s.bytes(at: k).map { String(decoding: $0, as: UTF8.self) } ?? "?" : s.typeName(at: k)
-                throw FlickrError.usage("unknown setting '\(shown)' (known: \(configurationKeys.sorted().joined(separator: ", ")))",
-                                        method: "flickr.configure")
+        let table = try LuaOptions(state: call.state, index: 1, function: "flickr.configure", known: configurationKeys,
+                                   noun: "setting")
+        /// nil: not given; .some(nil): cleared with false; else the text.
+        func text(_ key: String) throws -> String?? {
+            table.isFalse(key) ? .some(nil) : try table.string(key).map { .some($0) }
+        }
+        func number(_ key: String) throws -> Double? { try table.number(key, minimum: 0) }
+        if let v = try text("api_key") { settings.apiKey = v }
+        if let v = try text("secret") { settings.secret = v }
+        if let v = try text("token") {
+            settings.token = v
+            settings.user = nil  // whoever it was is not known for another token
+        }
+        if let v = try text("token_secret") { settings.tokenSecret = v }
+        if let v = try text("auth_token") { settings.authToken = v }
+        if let v = try text("endpoint") { settings.endpoint = v }
+        if let v = try text("profile") { settings.profile = v }
+        if table.isFalse("format") {
+            settings.format = nil
+        } else if let f = try table.choice("format", ["xml": FlickrContext.Format.xml, "json": .json]) {
+            settings.format = f
+        }
+        if let v = try number("timeout") { settings.timeout = v }
+        if let v = try number("upload_timeout") { settings.uploadTimeout = v }
+        if let v = try number("retries") { settings.retries = Int(v) }
+        if let v = try number("burst") { settings.burst = max(1, Int(v)) }
+        if table.isFalse("rate") || (try? table.choice("rate", ["unlimited": true])) == true {
+            settings.rate = .some(nil)
+        } else if let r = try table.number("rate", minimum: 0, expected: "calls per second (a non-negative number) or \"unlimited\"") {
+            settings.rate = .some(r == 0 ? nil : r)
+        }
+        if table.isFalse("budget") {
+            budget = .some(nil)
+        } else if let text = try table.string("budget", expected: "\"N/SECONDS\" or false") {
+            do { budget = .some(try CallBudget.parse(text)) } catch {
+                throw table.bad("budget", expected: "\"N/SECONDS\" or false", got: "'\(text)': \(error)")
             }
-            let clear = s.type(at: -1) == .boolean && !s.boolean(at: -1)
-            func text() throws -> String? {
-                if clear { return nil }
-                guard s.type(at: -1) == .string, let v = s.string(at: -1) else {
-                    throw FlickrError.usage("bad setting '\(key)': string expected, got \(s.typeName(at: -1))", method: "flickr.configure")
-                }
-                return v
-            }
-            func number() throws -> Double {
-                guard s.type(at: -1) == .number, let v = s.number(at: -1), v >= 0 else {
-                    throw FlickrError.usage("bad setting '\(key)': a non-negative number expected", method: "flickr.configure")
-                }
-                return v
-            }
-            switch key {
-            case "api_key": settings.apiKey = try text()
-            case "secret": settings.secret = try text()
-            case "token":
-                settings.token = try text()
-                settings.user = nil  // whoever it was is not known for another token
-            case "token_secret": settings.tokenSecret = try text()
-            case "auth_token": settings.authToken = try text()
-            case "endpoint": settings.endpoint = try text()
-            case "profile": settings.profile = try text()
-            case "format":
-                guard let f = try text().map({ FlickrContext.Format(rawValue: $0) }) else {
-                    settings.format = nil
-                    break
-                }
-                guard let f else { throw FlickrError.usage("bad setting 'format': \"xml\" or \"json\" expected", method: "flickr.configure") }
-                settings.format = f
-            case "timeout": settings.timeout = try number()
-            case "upload_timeout": settings.uploadTimeout = try number()
-            case "retries": settings.retries = Int(try number())
-            case "burst": settings.burst = max(1, Int(try number()))
-            case "rate":
-                if clear || (s.type(at: -1) == .string && s.string(at: -1) == "unlimited") {
-                    settings.rate = .some(nil)
-                } else {
-                    let r = try number()
-                    settings.rate = .some(r == 0 ? nil : r)
-                }
-            case "budget":
-                if clear {
-                    budget = .some(nil)
-                } else {
-                    guard let text = try text() else { break }
-                    do { budget = .some(try CallBudget.parse(text)) } catch {
-                        throw FlickrError.usage("bad setting 'budget': \(error)", method: "flickr.configure")
-                    }
-                }
-            default: break
-            }
-            return true
         }
     }
 

@@ -17,14 +17,12 @@ extension FlickrModule {
             var path: String?
             var directory: String?
             var relay: ProgressRelay?
-            if try call.optionalTable(2) {
-                size = try Self.sizeOption(s)
-                path = try Self.stringOption(s, "path")
-                directory = try Self.stringOption(s, "dir")
-                switch s.rawGet(field: "progress", in: 2) {
-                case .nil: s.pop()
-                case .function: relay = ProgressRelay(poster: s.jobPoster, callback: LuaRef(popping: s))
-                default: throw FlickrError.usage("bad option 'progress': a function(received, total) expected", method: "download")
+            if let options = try LuaOptions.read(call, at: 2, function: "download", known: ["size", "path", "dir", "progress"]) {
+                size = try Self.size(options)
+                path = try options.string("path")
+                directory = try options.string("dir")
+                if let callback = try options.function("progress", expected: "a function(received, total)") {
+                    relay = ProgressRelay(poster: s.jobPoster, callback: callback)
                 }
             }
             // A path naming a directory (existing, or written with a trailing /) takes the default name.
@@ -74,29 +72,14 @@ extension FlickrModule {
         }
     }
 
-    private static func sizeOption(_ s: LuaState) throws -> PhotoSize? {
-        defer { s.pop() }
-        switch s.rawGet(field: "size", in: 2) {
-        case .nil: return nil
-        case .string:
-            let text = s.string(at: -1) ?? ""
-            guard let size = PhotoSize(suffix: text) else {
-                throw FlickrError.usage("bad option 'size': '\(text)' is not one of "
-                                        + PhotoSize.largestFirst.map { $0.rawValue.isEmpty ? "-" : $0.rawValue }.joined(separator: " "),
-                                        method: "download")
-            }
-            return size
-        default: throw FlickrError.usage("bad option 'size': a size suffix such as \"o\" or \"z\" expected", method: "download")
+    /// The `size` option: a size suffix (`"-"` for the medium size).
+    private static func size(_ options: LuaOptions) throws -> PhotoSize? {
+        guard let text = try options.string("size", expected: "a size suffix such as \"o\" or \"z\"") else { return nil }
+        guard let size = PhotoSize(suffix: text) else {
+            throw options.bad("size", expected: "one of " + PhotoSize.largestFirst.map { $0.rawValue.isEmpty ? "-" : $0.rawValue }.joined(separator: " "),
+                              got: "'\(text)'")
         }
-    }
-
-    private static func stringOption(_ s: LuaState, _ key: String) throws -> String? {
-        defer { s.pop() }
-        switch s.rawGet(field: key, in: 2) {
-        case .nil: return nil
-        case .string: return s.string(at: -1)
-        default: throw FlickrError.usage("bad option '\(key)': a string expected", method: "download")
-        }
+        return size
     }
 
     private static func isDirectory(_ path: String) -> Bool {

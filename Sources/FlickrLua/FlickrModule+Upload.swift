@@ -29,12 +29,10 @@ extension FlickrModule {
         // flickr.replace{ file =, photo_id =, async =, progress = } → photo id or ticket id
         define(state, flickr, "replace") { call in
             try call.table(1)
-            let s = call.state
-            s.rawGet(field: "photo_id", in: 1)
-            guard let photoID = ResponseMapping.node(at: -1, in: s)?.string else {
+            let fields = try Self.uploadFields(call, service: "replace")
+            guard let photoID = try fields.string("photo_id", expected: "a photo id") else {
                 throw FlickrError.usage("bad argument 'photo_id': the id of the photo to replace is required", method: "replace")
             }
-            s.pop()
             let job = try self.uploadJob(call, service: "replace")
             let client = self.client
             let (source, async, relay) = (job.source, job.async, job.relay)
@@ -57,10 +55,9 @@ extension FlickrModule {
         define(state, flickr, "wait_tickets") { call in
             let ids = try Self.ticketIDs(call)
             var timeout = 600.0, interval = 1.0
-            if try call.optionalTable(2) {
-                if call.state.rawGet(field: "timeout", in: 2) == .number { timeout = call.state.number(at: -1) ?? timeout }
-                if call.state.rawGet(field: "interval", in: 2) == .number { interval = call.state.number(at: -1) ?? interval }
-                call.state.pop(2)
+            if let options = try LuaOptions.read(call, at: 2, function: "flickr.wait_tickets", known: ["timeout", "interval"]) {
+                timeout = try options.number("timeout", minimum: 0, expected: "seconds") ?? timeout
+                interval = try options.number("interval", minimum: 0, expected: "seconds") ?? interval
             }
             let client = self.client
             let (poll, limit) = (interval, timeout)
@@ -80,34 +77,30 @@ extension FlickrModule {
         var relay: ProgressRelay?
     }
 
+    /// The table of upload/replace: the helper's options (``uploadOptions``) among Flickr's
+    /// fields, so other keys are not refused here (the catalog checks them as arguments).
+    private static func uploadFields(_ call: LuaCall, service: String) throws -> LuaOptions {
+        try LuaOptions(state: call.state, index: 1, function: service, known: nil, noun: "argument")
+    }
+
     /// Reads file/data/filename/mime/async/progress from the table at 1.
     private func uploadJob(_ call: LuaCall, service: String) throws -> UploadJob {
-        let s = call.state
-        var mime: String?
-        if s.rawGet(field: "mime", in: 1) == .string { mime = s.string(at: -1) }
-        s.pop()
+        let fields = try Self.uploadFields(call, service: service)
+        let mime = try fields.string("mime", expected: "a MIME type")
         let source: UploadSource
-        switch (s.rawGet(field: "file", in: 1), s.rawGet(field: "data", in: 1)) {
-        case (.string, .nil):
-            source = .file(s.string(at: -2) ?? "", mimeType: mime)
-        case (.nil, .string):
-            var filename = "upload.bin"
-            if s.rawGet(field: "filename", in: 1) == .string { filename = s.string(at: -1) ?? filename }
-            s.pop()
-            source = .bytes(s.bytes(at: -1) ?? [], filename: filename, mimeType: mime)
-        case (.nil, .nil):
+        switch (try fields.string("file", expected: "a file path"), try fields.bytes("data", expected: "bytes (a string)")) {
+        case (let path?, nil):
+            source = .file(path, mimeType: mime)
+        case (nil, let data?):
+            source = .bytes(data, filename: try fields.string("filename") ?? "upload.bin", mimeType: mime)
+        case (nil, nil):
             throw FlickrError.usage("bad argument 'file': a file path (or data = bytes) is required", method: service)
-        default:
+        case (_?, _?):
             throw FlickrError.usage("bad argument 'file': give either file = path or data = bytes (strings)", method: service)
         }
-        s.pop(2)
-        let async = s.rawGet(field: "async", in: 1) != .nil && s.boolean(at: -1)
-        s.pop()
-        var relay: ProgressRelay?
-        switch s.rawGet(field: "progress", in: 1) {
-        case .nil: s.pop()
-        case .function: relay = ProgressRelay(poster: s.jobPoster, callback: LuaRef(popping: s))
-        default: throw FlickrError.usage("bad argument 'progress': a function(sent, total) expected", method: service)
+        let async = try fields.boolean("async") ?? false
+        let relay = try fields.function("progress", expected: "a function(sent, total)").map {
+            ProgressRelay(poster: call.state.jobPoster, callback: $0)
         }
         return UploadJob(source: source, async: async, relay: relay)
     }

@@ -214,30 +214,10 @@ final class FlickrModule {
             var verb: HTTPVerb?
             var timeout: Double?
             var strict = true
-            if try call.optionalTable(3) {
-                let s = call.state
-                switch s.rawGet(field: "verb", in: 3) {
-                case .nil: break
-                case .string:
-                    guard let v = HTTPVerb(rawValue: (s.string(at: -1) ?? "").uppercased()) else {
-                        throw FlickrError.usage("bad option 'verb': GET or POST expected", method: method)
-                    }
-                    verb = v
-                default: throw FlickrError.usage("bad option 'verb': GET or POST expected", method: method)
-                }
-                s.pop()
-                switch s.rawGet(field: "timeout", in: 3) {
-                case .nil: break
-                case .number: timeout = s.number(at: -1)
-                default: throw FlickrError.usage("bad option 'timeout': seconds expected", method: method)
-                }
-                s.pop()
-                switch s.rawGet(field: "strict", in: 3) {
-                case .nil: break
-                case .boolean: strict = s.boolean(at: -1)
-                default: throw FlickrError.usage("bad option 'strict': true or false expected", method: method)
-                }
-                s.pop()
+            if let options = try LuaOptions.read(call, at: 3, function: method, known: ["verb", "timeout", "strict"]) {
+                verb = try options.choice("verb", ["GET": .get, "POST": .post], ignoringCase: true)
+                timeout = try options.number("timeout", expected: "seconds")
+                strict = try options.boolean("strict") ?? true
             }
             return self.callReturn(method, arguments, verb: verb, timeout: timeout, strict: strict, on: call.state)
         }

@@ -72,17 +72,9 @@ return function(flickr, Error, Help)
     local n = select("#", ...)
     local opts = n > 0 and select(n, ...) or nil
     if type(opts) == "table" then n = n - 1 else opts = nil end
-    local collect = false
-    if opts ~= nil then
-      for k, v in next, opts do
-        if k ~= "on_error" or (v ~= "raise" and v ~= "collect") then
-          error(setmetatable({ kind = "usage", method = "flickr.parallel",
-            message = "bad option '" .. tostring(k) .. "': only on_error = \"raise\" or \"collect\"" }, Error), 2)
-        end
-      end
-      collect = opts.on_error == "collect"
-    end
-    local results, errors, first = parallel_engine(collect, table.unpack({ ... }, 1, n))
+    -- The engine reads (and checks) the options; this reads only what it needs afterwards.
+    local results, errors, first = parallel_engine(opts, table.unpack({ ... }, 1, n))
+    local collect = opts ~= nil and rawget(opts, "on_error") == "collect"
     if collect then return results, errors end
     if first ~= nil then error(item_error(errors[first], "flickr.parallel", first, nil, results), 2) end
     return table.unpack(results, 1, n)
