@@ -1,5 +1,6 @@
 import FlickrAPI
 import FlickrJobs
+import FlickrProtocol
 import LuaKit
 
 /// `flickr.configure{}` and `flickr.config()`.

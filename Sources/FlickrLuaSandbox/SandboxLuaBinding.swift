@@ -73,9 +73,9 @@ public enum FlickrLuaSandbox {
                 return done { await server.setRateLimit(n) }
             }
             define("budget") { call in
-                let budget: SandboxBudget?
+                let budget: CallBudget?
                 if let calls = try call.optionalInteger(1) {
-                    budget = try SandboxBudget(calls: Int(calls), seconds: try call.number(2))
+                    budget = try CallBudget(calls: Int(calls), seconds: try call.number(2))
                 } else {
                     budget = nil
                 }

@@ -68,7 +68,7 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
         if let closeIdle, closeIdle < 1 { throw ValidationError("--close-idle must be at least 1 (milliseconds)") }
         guard clockSkew >= 1 else { throw ValidationError("--clock-skew must be at least 1 (seconds)") }
         if let budget {
-            do { _ = try SandboxBudget.parse(budget) } catch { throw ValidationError("--\(error)") }
+            do { _ = try CallBudget.parse(budget) } catch { throw ValidationError("--\(error)") }
         }
         for (option, spec) in [("--faults", faults), ("--image-faults", imageFaults)] {
             guard let spec else { continue }
@@ -84,7 +84,7 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
         configuration.logFile = logFile
         configuration.closeIdleMilliseconds = closeIdle
         configuration.clockSkewSeconds = clockSkew
-        configuration.budget = try budget.map(SandboxBudget.parse)
+        configuration.budget = try budget.map(CallBudget.parse)
         let server: FlickrSandboxServer
         do {
             server = try await FlickrSandboxServer.start(configuration)

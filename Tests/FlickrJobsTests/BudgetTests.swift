@@ -79,7 +79,7 @@ struct BudgetTests {
         defer { try? FileManager.default.removeItem(at: log) }
         try await RetagCommandTests.world(log: log) { server, _, baseEnv in
             // Flickr (the sandbox) allows 4 calls in 2 s; the client's own budget is far looser.
-            await server.setBudget(try SandboxBudget.parse("4/2"))
+            await server.setBudget(try CallBudget.parse("4/2"))
             var env = baseEnv
             env["FLICKR_BUDGET"] = "100/1"
             let start = Date().timeIntervalSince1970

@@ -78,7 +78,7 @@ struct ScaleTests {
     @Test("--budget: past N calls per key in the window, REST and upload answer 429 with Retry-After; waiting as told gets through")
     func budget() async throws {
         var configuration = SandboxConfiguration()
-        configuration.budget = try SandboxBudget.parse("3/60")
+        configuration.budget = try CallBudget.parse("3/60")
         try await withSandbox(configuration) { server in
             let me = SandboxClient.writer(server)
             for _ in 0..<3 { _ = try await me.ok("flickr.test.null") }
@@ -91,7 +91,7 @@ struct ScaleTests {
             let upload = try await UploadTests.upload(server, fields: [("title", "x")], photoLength: jpeg.count, photoChunks: UploadTests.small(jpeg))
             #expect(upload.status == 429 && upload.header("Retry-After") != nil)
             // A short window: the client is told how long to wait, and waiting that long is enough.
-            await server.setBudget(try SandboxBudget.parse("1/2"))
+            await server.setBudget(try CallBudget.parse("1/2"))
             _ = try await me.ok("flickr.test.null")
             let again = try await me.call("flickr.test.null")
             #expect(again.status == 429)
@@ -103,9 +103,9 @@ struct ScaleTests {
             await server.setBudget(nil)
             for _ in 0..<10 { _ = try await me.ok("flickr.test.null") }
         }
-        #expect(throws: SandboxError.self) { try SandboxBudget.parse("3") }
-        #expect(throws: SandboxError.self) { try SandboxBudget.parse("0/10") }
-        #expect(throws: SandboxError.self) { try SandboxBudget.parse("10/-1") }
+        #expect(throws: CallBudgetError.self) { try CallBudget.parse("3") }
+        #expect(throws: CallBudgetError.self) { try CallBudget.parse("0/10") }
+        #expect(throws: CallBudgetError.self) { try CallBudget.parse("10/-1") }
     }
 
     @Test("extras=last_update and getInfo's lastupdate move on an edit; recentlyUpdated lists exactly the edited photos")

@@ -1,40 +1,7 @@
 import FlickrAPI
+import FlickrProtocol
 import Foundation
 import GRDB
-
-/// A call budget: at most `calls` per `seconds` for one API key.
-public struct CallBudget: Sendable, Hashable, CustomStringConvertible {
-    public var calls: Int
-    public var seconds: Double
-
-    public init(calls: Int, seconds: Double) throws(JobError) {
-        guard calls >= 1, seconds > 0, seconds.isFinite else {
-            throw JobError("budget: expected N/SECONDS with N ≥ 1 and SECONDS > 0, e.g. 3600/3600")
-        }
-        self.calls = calls
-        self.seconds = seconds
-    }
-
-    /// Parses `N/SECONDS` (`--budget`, `FLICKR_BUDGET`, `flickr.configure{ budget = … }`).
-    public static func parse(_ text: String) throws(JobError) -> CallBudget {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let n = Int(parts[0].trimmingCharacters(in: .whitespaces)),
-              let s = Double(parts[1].trimmingCharacters(in: .whitespaces)) else {
-            throw JobError("budget: expected N/SECONDS, e.g. 3600/3600 (got \"\(text)\")")
-        }
-        return try CallBudget(calls: n, seconds: s)
-    }
-
-    /// A little under Flickr's published 3,600 calls an hour, for a real endpoint.
-    public static let flickrDefault = try! CallBudget(calls: 3_500, seconds: 3_600)
-
-    /// Seconds between two calls when paced evenly.
-    public var interval: Double { seconds / Double(calls) }
-
-    public var description: String {
-        "\(calls)/\(seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds))"
-    }
-}
 
 /// One budget per API key for every process on the machine, kept in the job database: each
 /// call (retries included) is recorded in a sliding window, calls are spaced evenly (no

@@ -1,3 +1,4 @@
+import FlickrProtocol
 import Foundation
 import Synchronization
 
@@ -12,7 +13,7 @@ final class SandboxControls: Sendable {
         /// Times (seconds) of the calls accepted in the last second.
         var window: [Double] = []
         var windowStart = 0
-        var budget: SandboxBudget?
+        var budget: CallBudget?
         /// Per API key: times (seconds) of the calls admitted inside the budget's window.
         var budgetWindows: [String: BudgetWindow] = [:]
     }
@@ -52,7 +53,7 @@ final class SandboxControls: Sendable {
                                   rateLimit: configuration.rateLimit, budget: configuration.budget))
     }
 
-    var budget: SandboxBudget? {
+    var budget: CallBudget? {
         get { settings.withLock { $0.budget } }
         set {
             settings.withLock {

@@ -122,7 +122,7 @@ public final class FlickrSandboxServer: Sendable {
     public func setRateLimit(_ callsPerSecond: Int?) async { engine.controls.rateLimit = callsPerSecond }
 
     /// Changes the per-key call budget (nil = none); the windows start empty.
-    public func setBudget(_ budget: SandboxBudget?) async { engine.controls.budget = budget }
+    public func setBudget(_ budget: CallBudget?) async { engine.controls.budget = budget }
 
     /// Stops listening and closes connections (with `--state`, every answered write is already on disk).
     public func stop() async throws {

@@ -1,3 +1,5 @@
+import FlickrProtocol
+
 /// How a sandbox server is started; each field mirrors a `flickr-sandbox` option.
 public struct SandboxConfiguration: Sendable {
     /// Interface to bind; loopback by default (the sandbox is never meant to be reachable).
@@ -19,7 +21,7 @@ public struct SandboxConfiguration: Sendable {
     /// paths as faults) before answering 429 with `Retry-After: 1`.
     public var rateLimit: Int? = nil
     /// `--budget N/SECONDS`: a per-API-key call budget over a sliding window (nil = none).
-    public var budget: SandboxBudget? = nil
+    public var budget: CallBudget? = nil
     /// `--latency MS`: delay added to every answer.
     public var latencyMilliseconds: Int = 0
     /// `--log FILE`: one JSON line per request appended to this file (see ``FlickrSandboxServer``).
