@@ -47,15 +47,3 @@ struct MethodCall: Sendable {
         return (items[start..<min(items.count, start + perPage)], page, max(1, (items.count + perPage - 1) / perPage), perPage)
     }
 }
-
-/// What a method answers: elements built by the sandbox, or a documented example verbatim.
-enum MethodPayload: Sendable {
-    case nodes([XMLNode])
-    case example(method: String, xml: String)
-
-    static let empty = MethodPayload.nodes([])
-}
-
-/// A method implementation; runs synchronously (state access is short). It throws
-/// ``APIFailure`` for Flickr errors; anything else becomes 106 "Write operation failed".
-typealias MethodHandler = @Sendable (SandboxEngine, MethodCall) throws -> MethodPayload

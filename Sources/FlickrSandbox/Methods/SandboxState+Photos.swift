@@ -80,8 +80,8 @@ struct PhotoExtras: Sendable {
         if has("geo") {
             // Flickr sends zeros for a photo without a (visible) location.
             let geo = photo.geo.flatMap { state.canSeeLocation(of: photo, caller: caller) ? $0 : nil }
-            node.set("latitude", geo.map { .string(SandboxEngine.degrees($0.latitude)) } ?? .number(0))
-            node.set("longitude", geo.map { .string(SandboxEngine.degrees($0.longitude)) } ?? .number(0))
+            node.set("latitude", geo.map { .string(PhotoGeoHandlers.degrees($0.latitude)) } ?? .number(0))
+            node.set("longitude", geo.map { .string(PhotoGeoHandlers.degrees($0.longitude)) } ?? .number(0))
             node.set("accuracy", .number(geo?.accuracy ?? 0))
             node.set("context", .number(geo?.context ?? 0))
         }
@@ -109,48 +109,5 @@ struct PhotoExtras: Sendable {
             node.set("width_" + size.extrasKey, .number(dims.width))
         }
         if has("description") { node.children.append(.text("description", photo.description)) }
-    }
-}
-
-extension SandboxEngine {
-    /// The `<photo …/>` of a standard photo list.
-    static func listElement(_ photo: SandboxPhoto, extras: PhotoExtras, state: SandboxState, base: String,
-                            caller: String?, extra: [(String, XMLNode.Value)] = []) -> XMLNode {
-        var node = XMLNode("photo", [
-            ("id", .string(photo.id)), ("owner", .string(photo.owner)), ("secret", .string(photo.secret)),
-            ("server", .string(photo.server)), ("farm", .number(photo.farm)), ("title", .string(photo.title)),
-            ("ispublic", .number(photo.isPublic ? 1 : 0)), ("isfriend", .number(photo.isFriend ? 1 : 0)),
-            ("isfamily", .number(photo.isFamily ? 1 : 0)),
-        ] + extra)
-        extras.apply(to: &node, photo: photo, state: state, base: base, caller: caller)
-        return node
-    }
-
-    /// A standard photo list, `<photos page pages perpage total>`, paged.
-    ///
-    /// `cap` is Flickr's search cap: only the first `cap` results can be reached; `total` and
-    /// `pages` still count every match, and a page past the cap repeats the last page inside it.
-    ///
-    /// `photos` may be lazy: only the requested page's elements are read.
-    static func photoList<Photos: RandomAccessCollection<SandboxPhoto>>(
-        _ photos: Photos, call: MethodCall, state: SandboxState, name: String = "photos", cap: Int? = nil,
-        extraAttributes: (SandboxPhoto) -> [(String, XMLNode.Value)] = { _ in [] }
-    ) -> XMLNode where Photos.Index == Int {
-        let (page, perPage) = call.paging()
-        let total = photos.count
-        let pages = max(1, (total + perPage - 1) / perPage)
-        var start = min(total, (page - 1) * perPage)
-        var end = min(total, start + perPage)
-        if let cap, total > cap, end > cap {
-            // Past the cap: the last page that starts inside it, cut at the cap.
-            start = min(start, ((cap - 1) / perPage) * perPage)
-            end = min(cap, start + perPage)
-        }
-        let extras = PhotoExtras(call.params["extras"])
-        let items = photos[start..<end].map {
-            listElement($0, extras: extras, state: state, base: call.baseURL, caller: call.caller.user, extra: extraAttributes($0))
-        }
-        return XMLNode(name, [("page", .number(page)), ("pages", .number(pages)), ("perpage", .number(perPage)),
-                              ("total", .number(total))], children: items, lists: ["photo"])
     }
 }

@@ -51,7 +51,7 @@ public final class FlickrSandboxServer: Sendable {
 
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
-            responder: SandboxResponder(engine: engine, log: try configuration.logFile.map(AccessLog.init(path:))),
+            router: SandboxRouter.make(engine: engine, log: try configuration.logFile.map(AccessLog.init(path:))),
             server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionCounter(controls: controls)],
                                                 idleTimeout: configuration.closeIdleMilliseconds.map { .milliseconds(Int64($0)) })),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port),
@@ -97,7 +97,7 @@ public final class FlickrSandboxServer: Sendable {
 
     /// The catalog methods the sandbox answers from its state (every other method answers its
     /// documented example), sorted.
-    public static var modelledMethods: [String] { SandboxEngine.handlers.keys.sorted() }
+    public static var modelledMethods: [String] { MethodRouter.flickr.names }
 
     /// Changes the injected failure rates.
     public func setFaults(_ faults: FaultSpec) async { engine.controls.faults = faults }

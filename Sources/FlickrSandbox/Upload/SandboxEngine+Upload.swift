@@ -104,19 +104,13 @@ extension SandboxEngine {
         return result
     }
 
-    /// Answers `/services/upload/` and `/services/replace/` once the body is on disk.
-    func completeUpload(_ request: SandboxRequest, upload: ReceivedUpload, replace: Bool) -> SandboxReply {
+    /// Answers `/services/upload/` and `/services/replace/` once the body is on disk and the
+    /// caller authenticated (at `now`).
+    func completeUpload(_ request: SandboxRequest, upload: ReceivedUpload, caller: SandboxCaller, now: Int,
+                        replace: Bool) -> SandboxReply {
         var keepFile = false
         defer { if !keepFile, let file = upload.file { try? FileManager.default.removeItem(at: file) } }
         let fail = { (f: APIFailure) in ResponseFormat.xml.render(f) }
-        let now = Self.now()
-        let caller: SandboxCaller
-        do { caller = try authenticate(request, now: now) } catch {
-            switch error {
-            case .oauth(let problem): return .oauth(problem)
-            case .api(let failure): return fail(failure)
-            }
-        }
         guard caller.perms >= .write, let user = caller.user else {
             return fail(APIFailure(99, "Insufficient permissions. Method requires write privileges; \(caller.perms.rawValue) granted."))
         }

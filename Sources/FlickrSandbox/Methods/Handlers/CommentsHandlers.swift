@@ -1,0 +1,111 @@
+import FlickrProtocol
+
+/// `flickr.photos.comments.*` and `flickr.photosets.comments.*`.
+///
+/// Comments on photos and photosets. A comment id names its target
+/// (`{author internal id}-{photo or set id}-{n}`).
+struct CommentsHandlers: MethodGroup {
+    static let methods: [String: MethodHandler] = [
+        "flickr.photos.comments.addComment": { store, call in
+            let user = try call.requireUser()
+            guard let text = call.string("comment_text") else { throw APIFailure(8, "Blank comment.") }
+            let id = try store.update { (s: inout SandboxState) throws(APIFailure) -> String in
+                let photo = try s.annotatablePhoto(call.string("photo_id"), caller: user, message: "Photo not found.")
+                let id = s.commentID(author: user, target: photo.id)
+                s.photos[photo.id]!.comments.append(SandboxComment(id: id, author: user, text: text, dateCreate: call.now))
+                s.touch([photo.id], now: call.now)
+                return id
+            }
+            return .nodes([XMLNode("comment", [("id", .string(id))])])
+        },
+        "flickr.photos.comments.editComment": { store, call in
+            let user = try call.requireUser()
+            guard let text = call.string("comment_text") else { throw APIFailure(8, "Blank comment.") }
+            try store.update { (s: inout SandboxState) throws(APIFailure) in
+                let (photoID, i) = try s.photoComment(call.string("comment_id"))
+                guard s.photos[photoID]!.comments[i].author == user else { throw APIFailure(2, "Comment not found.") }
+                s.photos[photoID]!.comments[i].text = text
+                s.touch([photoID], now: call.now)
+            }
+            return .empty
+        },
+        "flickr.photos.comments.deleteComment": { store, call in
+            let user = try call.requireUser()
+            try store.update { (s: inout SandboxState) throws(APIFailure) in
+                let (photoID, i) = try s.photoComment(call.string("comment_id"))
+                let photo = s.photos[photoID]!
+                // The author or the photo's owner may delete a comment.
+                guard photo.comments[i].author == user || photo.owner == user else { throw APIFailure(2, "Comment not found.") }
+                s.photos[photoID]!.comments.remove(at: i)
+                s.touch([photoID], now: call.now)
+            }
+            return .empty
+        },
+        "flickr.photos.comments.getList": { store, call in
+            try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
+                let photo = try s.visiblePhoto(call.string("photo_id"), caller: call.caller.user, message: "Photo not found")
+                let minDate = call.string("min_comment_date").flatMap(SandboxDates.parse)
+                let maxDate = call.string("max_comment_date").flatMap(SandboxDates.parse)
+                let comments = photo.comments.filter { (c: SandboxComment) -> Bool in
+                    c.dateCreate >= (minDate ?? Int.min) && c.dateCreate <= (maxDate ?? Int.max)
+                }
+                let page = s.photosURL(for: photo.owner, base: call.baseURL) + photo.id + "/"
+                return .nodes([XMLNode("comments", [("photo_id", .string(photo.id))],
+                                       children: comments.map { CommentsHandlers.commentElement($0, page: page, state: s, dateKey: "datecreate") },
+                                       lists: ["comment"])])
+            }
+        },
+        "flickr.photosets.comments.addComment": { store, call in
+            let user = try call.requireUser()
+            guard let text = call.string("comment_text") else { throw APIFailure(8, "Blank comment") }
+            let id = try store.update { (s: inout SandboxState) throws(APIFailure) -> String in
+                let set = s.photosets[try s.photosetIndex(call.string("photoset_id"))]
+                let id = s.commentID(author: user, target: set.id)
+                s.community.setComments[set.id, default: []].append(SandboxComment(id: id, author: user, text: text, dateCreate: call.now))
+                return id
+            }
+            return .nodes([XMLNode("comment", [("id", .string(id))])])
+        },
+        "flickr.photosets.comments.editComment": { store, call in
+            let user = try call.requireUser()
+            guard let text = call.string("comment_text") else { throw APIFailure(8, "Blank comment") }
+            try store.update { (s: inout SandboxState) throws(APIFailure) in
+                let (setID, i) = try s.setComment(call.string("comment_id"))
+                guard s.community.setComments[setID]![i].author == user else { throw APIFailure(2, "Comment not found.") }
+                s.community.setComments[setID]![i].text = text
+            }
+            return .empty
+        },
+        "flickr.photosets.comments.deleteComment": { store, call in
+            let user = try call.requireUser()
+            try store.update { (s: inout SandboxState) throws(APIFailure) in
+                let (setID, i) = try s.setComment(call.string("comment_id"))
+                let owner = s.photosets.first { $0.id == setID }?.owner
+                guard s.community.setComments[setID]![i].author == user || owner == user else {
+                    throw APIFailure(2, "Comment not found.")
+                }
+                s.community.setComments[setID]!.remove(at: i)
+            }
+            return .empty
+        },
+        "flickr.photosets.comments.getList": { store, call in
+            try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
+                let set = s.photosets[try s.photosetIndex(call.string("photoset_id"))]
+                let page = s.photosURL(for: set.owner, base: call.baseURL) + "sets/\(set.id)/"
+                let comments = s.community.setComments[set.id] ?? []
+                return .nodes([XMLNode("comments", [("photoset_id", .string(set.id))],
+                                       children: comments.map { CommentsHandlers.commentElement($0, page: page, state: s, dateKey: "date_create") },
+                                       lists: ["comment"])])
+            }
+        },
+    ]
+
+    /// A `<comment>` of a comment list.
+    static func commentElement(_ c: SandboxComment, page: String, state s: SandboxState, dateKey: String) -> XMLNode {
+        let number = c.id.split(separator: "-").last.map(String.init) ?? c.id
+        return XMLNode("comment", [
+            ("id", .string(c.id)), ("author", .string(c.author)), ("authorname", .string(s.user(nsid: c.author)?.username ?? "")),
+            (dateKey, .string(String(c.dateCreate))), ("permalink", .string(page + "#comment" + number)),
+        ], text: c.text)
+    }
+}

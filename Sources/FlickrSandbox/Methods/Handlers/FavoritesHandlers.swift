@@ -1,0 +1,52 @@
+import FlickrProtocol
+
+/// `flickr.favorites.*`: adding, removing and listing favourites.
+struct FavoritesHandlers: MethodGroup {
+    static let methods: [String: MethodHandler] = [
+        "flickr.favorites.add": { store, call in
+            let user = try call.requireUser()
+            try store.update { (s: inout SandboxState) throws(APIFailure) in
+                guard let id = call.string("photo_id"), let photo = s.photos[id] else { throw APIFailure(1, "Photo not found") }
+                guard s.canSee(photo, caller: user) else { throw APIFailure(4, "User cannot see photo") }
+                guard photo.owner != user else { throw APIFailure(2, "Photo is owned by you") }
+                guard !s.favorites.contains(where: { $0.user == user && $0.photo == id }) else {
+                    throw APIFailure(3, "Photo is already in favorites")
+                }
+                s.favorites.append(SandboxFavorite(user: user, photo: id, date: call.now))
+            }
+            return .empty
+        },
+        "flickr.favorites.remove": { store, call in
+            let user = try call.requireUser()
+            try store.update { (s: inout SandboxState) throws(APIFailure) in
+                let id = call.string("photo_id") ?? ""
+                guard let i = s.favorites.firstIndex(where: { $0.user == user && $0.photo == id }) else {
+                    throw APIFailure(1, "Photo not in favorites")
+                }
+                s.favorites.remove(at: i)
+            }
+            return .empty
+        },
+        "flickr.favorites.getList": { store, call in
+            try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
+                let user = try s.userArgument(call.string("user_id"), caller: call.caller.user,
+                                              failure: APIFailure(1, "User not found"))
+                guard let nsid = user?.nsid ?? call.caller.user else { throw APIFailure(1, "User not found") }
+                let minDate = call.string("min_fave_date").flatMap(SandboxDates.parse)
+                let maxDate = call.string("max_fave_date").flatMap(SandboxDates.parse)
+                let faves = s.favorites.filter { fave in
+                    fave.user == nsid && (minDate.map { fave.date >= $0 } ?? true) && (maxDate.map { fave.date <= $0 } ?? true)
+                }.sorted { ($0.date, $0.photo) > ($1.date, $1.photo) }
+                var dates: [String: Int] = [:]
+                let photos = faves.compactMap { fave -> SandboxPhoto? in
+                    guard let p = s.photos[fave.photo], s.canSee(p, caller: call.caller.user) else { return nil }
+                    dates[p.id] = fave.date
+                    return p
+                }
+                return .nodes([PhotoElements.photoList(photos, call: call, state: s) { photo in
+                    [("date_faved", .string(String(dates[photo.id] ?? 0)))]
+                }])
+            }
+        },
+    ]
+}

@@ -1,0 +1,137 @@
+import FlickrProtocol
+
+/// The `flickr.photos.*` lists and contexts (not in set, untagged, recently updated, counts, contexts of a photo).
+///
+/// Photo lists and contexts answered from the state.
+struct PhotoReadsHandlers: MethodGroup {
+    static let methods: [String: MethodHandler] = [
+        "flickr.photos.getUntagged": { store, call in try PhotoReadsHandlers.ownPhotoList(store, call) { $0.tags.isEmpty } },
+        "flickr.photos.getWithGeoData": { store, call in try PhotoReadsHandlers.ownPhotoList(store, call) { $0.geo != nil } },
+        "flickr.photos.getWithoutGeoData": { store, call in try PhotoReadsHandlers.ownPhotoList(store, call) { $0.geo == nil } },
+        "flickr.photos.recentlyUpdated": { store, call in
+            let user = try call.requireUser()
+            guard let raw = call.string("min_date") else { throw APIFailure(1, "Required argument missing.") }
+            guard let minDate = SandboxDates.parse(raw) else { throw APIFailure(2, "Not a valid date") }
+            return store.read { s in
+                let photos = s.photos.values.filter { $0.owner == user && $0.lastUpdate >= minDate }
+                    .sorted { ($0.lastUpdate, $0.id) > ($1.lastUpdate, $1.id) }
+                return .nodes([PhotoElements.photoList(photos, call: call, state: s) { photo in
+                    [("lastupdate", .string(String(photo.lastUpdate)))]
+                }])
+            }
+        },
+        "flickr.photos.getCounts": { store, call in
+            let user = try call.requireUser()
+            let taken = call.string("taken_dates") != nil && call.string("dates") == nil
+            let bounds = (call.string("dates") ?? call.string("taken_dates") ?? "").split(separator: ",")
+                .compactMap { SandboxDates.parse(String($0)) }.sorted()
+            guard bounds.count >= 2 else { throw APIFailure(1, "No dates specified") }
+            return store.read { s in
+                let times = s.photos.values.filter { $0.owner == user }.map {
+                    taken ? (SandboxDates.parse($0.dateTaken) ?? $0.datePosted) : $0.datePosted
+                }
+                let counts = zip(bounds, bounds.dropFirst()).map { from, to in
+                    XMLNode("photocount", [("count", .number(times.filter { $0 >= from && $0 < to }.count)),
+                                           ("fromdate", .string(String(from))), ("todate", .string(String(to)))])
+                }
+                return .nodes([XMLNode("photocounts", children: counts, lists: ["photocount"])])
+            }
+        },
+        "flickr.photos.getContext": { store, call in
+            try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
+                let photo = try s.visiblePhoto(call.string("photo_id"), caller: call.caller.user, message: "Photo not found")
+                // The owner's photostream, newest first: "prev" is the next newer photo.
+                let stream = s.photos.values.filter { $0.owner == photo.owner && s.canSee($0, caller: call.caller.user) }
+                    .sorted { ($0.datePosted, $0.id) > ($1.datePosted, $1.id) }
+                return .nodes(PhotoReadsHandlers.context(of: photo.id, in: stream, state: s, call: call))
+            }
+        },
+        "flickr.photosets.getContext": { store, call in
+            try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
+                let photo = try s.visiblePhoto(call.string("photo_id"), caller: call.caller.user, message: "Photo not found")
+                let set = s.photosets[try s.photosetIndex(call.string("photoset_id"))]
+                guard set.photos.contains(photo.id) else { throw APIFailure(2, "Photo not in set") }
+                let members = set.photos.compactMap { s.photos[$0] }.filter { s.canSee($0, caller: call.caller.user) }
+                return .nodes(PhotoReadsHandlers.context(of: photo.id, in: members, state: s, call: call))
+            }
+        },
+        "flickr.photos.getAllContexts": { store, call in
+            try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
+                let photo = try s.visiblePhoto(call.string("photo_id"), caller: call.caller.user, message: "Photo not found")
+                let sets = s.photosets.filter { $0.photos.contains(photo.id) }.map { set in
+                    XMLNode("set", [("id", .string(set.id)), ("title", .string(set.title))])
+                }
+                let pools = s.community.groups.filter { g in g.pool.contains { $0.photo == photo.id } }.map { g in
+                    XMLNode("pool", [("id", .string(g.nsid)), ("title", .string(g.name))])
+                }
+                return .nodes(sets + pools)
+            }
+        },
+        "flickr.photos.getFavorites": { store, call in
+            try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
+                let photo = try s.visiblePhoto(call.string("photo_id"), caller: call.caller.user, message: "Photo not found")
+                let faves = s.favorites.filter { $0.photo == photo.id }.sorted { ($0.date, $0.user) > ($1.date, $1.user) }
+                let perPage = min(max(call.int("per_page") ?? 10, 1), 50)
+                let page = max(1, call.int("page") ?? 1)
+                let start = min(faves.count, (page - 1) * perPage)
+                let people = faves[start..<min(faves.count, start + perPage)].map { fave in
+                    XMLNode("person", [("nsid", .string(fave.user)), ("username", .string(s.user(nsid: fave.user)?.username ?? "")),
+                                       ("favedate", .string(String(fave.date)))])
+                }
+                return .nodes([XMLNode("photo", [
+                    ("id", .string(photo.id)), ("secret", .string(photo.secret)), ("server", .string(photo.server)),
+                    ("farm", .number(photo.farm)), ("page", .number(page)),
+                    ("pages", .number(max(1, (faves.count + perPage - 1) / perPage))), ("perpage", .number(perPage)),
+                    ("total", .number(faves.count)),
+                ], children: people, lists: ["person"])])
+            }
+        },
+        "flickr.people.getPhotosOf": { store, call in
+            try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
+                guard let person = try s.userArgument(call.string("user_id"), caller: call.caller.user,
+                                                      failure: APIFailure(1, "User not found")) else {
+                    throw APIFailure(1, "User not found")
+                }
+                var query = PhotoQuery(call)
+                query.sort = "date-posted-desc"
+                let photos = s.photos.values.filter { p in
+                    p.people.contains { $0.user == person.nsid } && s.canSee(p, caller: call.caller.user) && query.matches(p)
+                }
+                var list = PhotoElements.photoList(query.sorted(photos), call: call, state: s)
+                list.attributes.append(("has_next_page", .number(0)))
+                return .nodes([list])
+            }
+        },
+    ]
+
+    /// A list of the caller's own photos that pass `keep` and the usual filters (dates,
+    /// privacy, media), newest first.
+    static func ownPhotoList(_ store: SandboxStore, _ call: MethodCall, _ keep: @escaping (SandboxPhoto) -> Bool) throws(APIFailure) -> MethodPayload {
+        let user = try call.requireUser()
+        return store.read { s in
+            var query = PhotoQuery(call)
+            query.owner = user
+            let ids = query.search(s.photos, where: keep)
+            return .nodes([PhotoElements.photoList(ids.lazy.map { s.photos[$0]! }, call: call, state: s)])
+        }
+    }
+
+    /// `<prevphoto/>`, `<nextphoto/>` (id 0 at either end) and `<count>` for a photo in an
+    /// ordered list.
+    static func context(of id: String, in list: [SandboxPhoto], state s: SandboxState, call: MethodCall) -> [XMLNode] {
+        let i = list.firstIndex { $0.id == id }
+        func element(_ name: String, _ photo: SandboxPhoto?) -> XMLNode {
+            guard let photo else { return XMLNode(name, [("id", .number(0))]) }
+            return XMLNode(name, [
+                ("id", .string(photo.id)), ("secret", .string(photo.secret)), ("server", .string(photo.server)),
+                ("farm", .number(photo.farm)), ("title", .string(photo.title)),
+                ("url", .string(s.photosURL(for: photo.owner, base: "") + photo.id + "/")),
+                ("thumb", .string(PhotoSize.ladder.first { $0.extrasKey == "t" }?.source(for: photo, base: call.baseURL) ?? "")),
+                ("media", .string(photo.media)),
+            ])
+        }
+        let prev = i.flatMap { $0 > 0 ? list[$0 - 1] : nil }
+        let next = i.flatMap { $0 + 1 < list.count ? list[$0 + 1] : nil }
+        return [.text("count", String(list.count)), element("prevphoto", prev), element("nextphoto", next)]
+    }
+}

@@ -1,0 +1,51 @@
+import FlickrProtocol
+
+/// `flickr.reflection.*`: the catalog about itself.
+struct ReflectionHandlers: MethodGroup {
+    static let methods: [String: MethodHandler] = [
+        "flickr.reflection.getMethods": { _, _ in
+            .nodes([XMLNode("methods", children: MethodCatalog.shared.names.map { .text("method", $0) }, lists: ["method"])])
+        },
+        "flickr.reflection.getMethodInfo": { _, call in
+            let name = call.string("method_name") ?? ""
+            guard let m = MethodCatalog.shared.method(name), m.name == name else { throw APIFailure(1, "Method not found") }
+            let permsCode: Int = switch m.perms {
+            case .none: 0
+            case .read: 1
+            case .write: 2
+            case .delete: 3
+            }
+            var method = XMLNode("method", [
+                ("name", .string(m.name)), ("needslogin", .number(m.needsLogin ? 1 : 0)),
+                ("needssigning", .number(m.needsSigning ? 1 : 0)), ("requiredperms", .number(permsCode)),
+            ], children: [.text("description", m.description)])
+            if let example = MethodCatalog.examples[m.name] { method.children.append(.text("response", example)) }
+            method.children.append(.text("explanation", m.explanation))
+            let args = XMLNode("arguments", children: [
+                XMLNode("argument", [("name", "api_key"), ("optional", .number(0))],
+                        text: "Your API application key. <a href=\"/services/api/misc.api_keys.html\">See here</a> for more details."),
+            ] + m.arguments.map {
+                XMLNode("argument", [("name", .string($0.name)), ("optional", .number($0.optional ? 1 : 0))], text: $0.description)
+            }, lists: ["argument"])
+            let globals = MethodCatalog.shared.globalErrors.filter { m.globalErrors.contains($0.code) }
+            let errors = XMLNode("errors", children: (m.errors + globals).map {
+                XMLNode("error", [("code", .number($0.code)), ("message", .string($0.message))], text: $0.description)
+            }, lists: ["error"])
+            return .nodes([method, args, errors])
+        },
+        "flickr.urls.lookupUser": { store, call in
+            let url = call.string("url") ?? ""
+            var path = url
+            if let scheme = path.range(of: "://") { path = String(path[scheme.upperBound...]) }
+            let parts = path.split(separator: "/").map(String.init)
+            var candidate: String?
+            if let i = parts.firstIndex(where: { $0 == "photos" || $0 == "people" }), i + 1 < parts.count {
+                candidate = PercentEncoding.decode(parts[i + 1])
+            }
+            guard let candidate, let user = store.read({ $0.resolveUser(candidate) }) else {
+                throw APIFailure(1, "User not found")
+            }
+            return .nodes([XMLNode("user", [("id", .string(user.nsid))], children: [.text("username", user.username)])])
+        },
+    ]
+}

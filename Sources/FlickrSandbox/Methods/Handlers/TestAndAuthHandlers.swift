@@ -1,0 +1,82 @@
+import FlickrProtocol
+
+/// `flickr.test.*`, `flickr.auth.*` and `flickr.auth.oauth.*`: echo, login check, legacy tokens and their exchange.
+struct TestAndAuthHandlers: MethodGroup {
+    static let methods: [String: MethodHandler] = [
+        "flickr.test.echo": { _, call in
+            // Argument names that are not XML names (`a b`, `1x`) cannot be elements: they are
+            // left out, so the answer stays well-formed.
+            .nodes(call.request.plainPairs.filter { XMLNode.isName($0.0) }.map { XMLNode.text($0.0, $0.1) })
+        },
+        "flickr.test.null": { _, _ in .empty },
+        "flickr.test.login": { store, call in
+            let nsid = try call.requireUser()
+            let user = store.read { $0.user(nsid: nsid) }
+            return .nodes([XMLNode("user", [("id", .string(nsid)), ("path_alias", .string(user?.pathAlias ?? ""))],
+                                   children: [.text("username", user?.username ?? "")])])
+        },
+        "flickr.auth.oauth.checkToken": { store, call in
+            let tokenString = call.string("oauth_token") ?? ""
+            guard let (token, user) = store.read({ s -> (SandboxToken, SandboxUser)? in
+                guard let t = s.tokens[tokenString], t.kind == .access, let u = t.user.flatMap({ s.user(nsid: $0) }) else {
+                    return nil
+                }
+                return (t, u)
+            }) else { throw APIFailure(98, "Invalid token") }
+            return .nodes([XMLNode("oauth", children: [
+                .text("token", token.token), .text("perms", token.perms.rawValue),
+                XMLNode("user", [("nsid", .string(user.nsid)), ("username", .string(user.username)),
+                                 ("fullname", .string(user.realname))]),
+            ])])
+        },
+        "flickr.auth.oauth.getAccessToken": { store, call in
+            guard call.caller.scheme == .legacy, let legacy = call.caller.token else {
+                throw APIFailure(98, "Invalid auth token")
+            }
+            let token = try store.update { (s: inout SandboxState) throws(APIFailure) -> SandboxToken in
+                guard let old = s.tokens.removeValue(forKey: legacy) else { throw APIFailure(98, "Invalid auth token") }
+                let t = SandboxToken(token: SandboxIDs.token(), secret: SandboxIDs.hex(16), kind: .access, user: old.user,
+                                     perms: old.perms, callback: nil, verifier: nil)
+                s.tokens[t.token] = t
+                return t
+            }
+            return .nodes([XMLNode("auth", children: [
+                XMLNode("access_token", [("oauth_token", .string(token.token)), ("oauth_token_secret", .string(token.secret))]),
+            ])])
+        },
+        "flickr.auth.getFrob": { store, call in
+            let frob = "72157" + SandboxIDs.digits(12) + "-" + SandboxIDs.hex(16) + "-" + SandboxIDs.digits(6)
+            store.write { $0.frobs[frob] = SandboxFrob(frob: frob, user: nil, perms: .none, created: call.now) }
+            return .nodes([.text("frob", frob)])
+        },
+        "flickr.auth.getToken": { store, call in
+            let frob = call.string("frob") ?? ""
+            let token = try store.update { (s: inout SandboxState) throws(APIFailure) -> SandboxToken in
+                guard let f = s.frobs[frob], let user = f.user else { throw APIFailure(108, "Invalid frob") }
+                s.frobs[frob] = nil
+                let t = SandboxToken(token: "72157" + SandboxIDs.digits(12) + "-" + SandboxIDs.hex(16), secret: "",
+                                     kind: .legacy, user: user, perms: f.perms, callback: nil, verifier: nil)
+                s.tokens[t.token] = t
+                return t
+            }
+            return .nodes([TestAndAuthHandlers.authElement(store, token)])
+        },
+        "flickr.auth.checkToken": { store, call in
+            let tokenString = call.string("auth_token") ?? ""
+            guard let token = store.read({ $0.tokens[tokenString] }), token.kind == .legacy else {
+                throw APIFailure(98, "Invalid auth token")
+            }
+            return .nodes([TestAndAuthHandlers.authElement(store, token)])
+        },
+    ]
+
+    /// `<auth><token/><perms/><user nsid username fullname/></auth>` of the legacy API.
+    static func authElement(_ store: SandboxStore, _ token: SandboxToken) -> XMLNode {
+        let user = store.read { s in token.user.flatMap { s.user(nsid: $0) } }
+        return XMLNode("auth", children: [
+            .text("token", token.token), .text("perms", token.perms.rawValue),
+            XMLNode("user", [("nsid", .string(user?.nsid ?? "")), ("username", .string(user?.username ?? "")),
+                             ("fullname", .string(user?.realname ?? ""))]),
+        ])
+    }
+}
