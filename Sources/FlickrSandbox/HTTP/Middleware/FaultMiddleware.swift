@@ -4,8 +4,8 @@ import Hummingbird
 /// pass the rate limit (429 past it); API calls and the OAuth token endpoints draw a fault
 /// (`/static/` downloads draw an image fault). A drawn 5xx, 429 or HTML page is answered here;
 /// a reset drops the connection; `truncate` and `stall` cut the answer the rest of the chain
-/// makes; an API error (105/106) is left in the context for ``APIFaultMiddleware``, which
-/// answers it once the budget has counted the call.
+/// makes (but for the budget's 429); an API error (105/106) is left in the context for
+/// ``APIFaultMiddleware``, which answers it once the budget has counted the call.
 struct FaultMiddleware: RouterMiddleware {
     typealias Context = SandboxRequestContext
     let controls: SandboxControls
@@ -31,10 +31,11 @@ struct FaultMiddleware: RouterMiddleware {
             return context.answer(FaultReplies.tooManyRequests())
         case .html?:
             return context.answer(.html(200, FaultReplies.maintenancePage))
-        case .truncate?:
-            return CutResponse.cut(try await next(request, context), channel: context.channel, stall: false)
-        case .stall?:
-            return CutResponse.cut(try await next(request, context), channel: context.channel, stall: true)
+        case let kind? where kind == .truncate || kind == .stall:
+            let response = try await next(request, context)
+            // The budget's refusal is the one answer made after this point that is never cut.
+            guard response.status != .tooManyRequests else { return response }
+            return CutResponse.cut(response, channel: context.channel, stall: kind == .stall)
         case let kind? where kind == .unavailable || kind == .writeFailed:
             // Flickr's own error answers, on REST calls only (decided once the method is known).
             if route == .rest { context.apiFault = kind }
