@@ -69,19 +69,19 @@ extension SandboxEngine {
         let params = request.parameters
         let app = credentialsApp
         guard let key = params["api_key"], key == app.apiKey else {
-            throw .api(APIFailure(100, "Invalid API Key (Key has invalid format)"))
+            throw .api(APIFailure(.invalidAPIKey, "Invalid API Key (Key has invalid format)"))
         }
         if let sig = params["api_sig"] {
             let pairs = (request.query + request.body)
             let expected = LegacySignature.apiSig(secret: app.apiSecret, parameters: pairs)
             guard OAuthSignature.constantTimeEquals(expected, sig.lowercased()) else {
-                throw .api(APIFailure(96, "Invalid signature"))
+                throw .api(APIFailure(.invalidSignature, "Invalid signature"))
             }
         }
         guard let authToken = params["auth_token"], !authToken.isEmpty else { return .anonymous }
-        guard params["api_sig"] != nil else { throw .api(APIFailure(97, "Missing signature")) }
+        guard params["api_sig"] != nil else { throw .api(APIFailure(.missingSignature, "Missing signature")) }
         guard let token = store.read({ $0.tokens[authToken] }), token.kind == .legacy else {
-            throw .api(APIFailure(98, "Invalid auth token"))
+            throw .api(APIFailure(.loginFailed, "Invalid auth token"))
         }
         return SandboxCaller(scheme: .legacy, user: token.user, perms: token.perms, token: token.token)
     }

@@ -17,11 +17,11 @@ enum FaultReplies {
     /// (106 only fails writes, as on Flickr; the write then does not happen).
     static func apiFailure(_ kind: FaultKind, for request: SandboxRequest) -> APIFailure? {
         switch kind {
-        case .unavailable: return APIFailure(105, "Service currently unavailable")
+        case .unavailable: return APIFailure(.serviceUnavailable, "Service currently unavailable")
         case .writeFailed:
             guard let name = request.parameters["method"], let method = MethodCatalog.shared.method(name),
                   method.perms >= .write else { return nil }
-            return APIFailure(106, "Write operation failed")
+            return APIFailure(.writeFailed, "Write operation failed")
         default: return nil
         }
     }

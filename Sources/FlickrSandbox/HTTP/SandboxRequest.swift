@@ -56,7 +56,13 @@ struct APIFailure: Error, Sendable {
     /// Extra payload elements next to `<err>` (e.g. `duplicate_photo_id`).
     var extra: [XMLNode] = []
 
-    init(_ code: Int, _ message: String, extra: [XMLNode] = []) {
+    /// A failure with Flickr's named code.
+    init(_ code: FlickrErrorCode, _ message: String, extra: [XMLNode] = []) {
+        self.init(code: code.rawValue, message: message, extra: extra)
+    }
+
+    /// A failure with a code read from the catalog.
+    init(code: Int, message: String, extra: [XMLNode] = []) {
         self.code = code
         self.message = message
         self.extra = extra

@@ -26,7 +26,7 @@ struct MethodCall: Sendable {
     /// The logged-in user's NSID, or error 99 as Flickr answers.
     func requireUser() throws(APIFailure) -> String {
         guard let user = caller.user else {
-            throw APIFailure(99, "Insufficient permissions. Method requires read privileges; none granted.")
+            throw APIFailure(.insufficientPermissions, "Insufficient permissions. Method requires read privileges; none granted.")
         }
         return user
     }

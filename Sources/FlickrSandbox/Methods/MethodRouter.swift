@@ -37,16 +37,16 @@ struct MethodRouter: Sendable {
         let params = request.parameters
         let name = params["method"] ?? ""
         guard let method = MethodCatalog.shared.method(name), method.name == name else {
-            throw APIFailure(112, "Method \"\(name)\" not found")
+            throw APIFailure(.methodNotFound, "Method \"\(name)\" not found")
         }
         if method.verb == "POST", request.verb != "POST" {
-            throw APIFailure(116, "The POST method is now required for all setters")
+            throw APIFailure(.postRequired, "The POST method is now required for all setters")
         }
         if method.perms > caller.perms {
-            throw APIFailure(99, "Insufficient permissions. Method requires \(method.perms.rawValue) privileges; \(caller.perms.rawValue) granted.")
+            throw APIFailure(.insufficientPermissions, "Insufficient permissions. Method requires \(method.perms.rawValue) privileges; \(caller.perms.rawValue) granted.")
         }
         if caller.scheme != .oauth, method.needsSigning, params["api_sig"] == nil {
-            throw APIFailure(97, "Missing signature")
+            throw APIFailure(.missingSignature, "Missing signature")
         }
         for argument in method.requiredInPractice {
             // Present but empty counts as given (setTags with "" clears the tags, as on Flickr).
@@ -59,12 +59,12 @@ struct MethodRouter: Sendable {
         let payload: MethodPayload
         do { payload = try handler(store, call) } catch let failure as APIFailure { throw failure } catch {
             logger.error("\(method.name) failed: \(error)")
-            throw APIFailure(106, "Write operation failed")
+            throw APIFailure(.writeFailed, "Write operation failed")
         }
         // A write is answered as done only once it is on disk (with --state).
         if method.perms >= .write, let failure = store.failure {
             logger.error("\(method.name): the state cannot be written: \(failure)")
-            throw APIFailure(106, "Write operation failed")
+            throw APIFailure(.writeFailed, "Write operation failed")
         }
         return payload
     }
@@ -76,9 +76,9 @@ struct MethodRouter: Sendable {
             let m = $0.message.lowercased()
             return m.contains("missing") || m.contains("required") || m.contains("not specified")
         }) {
-            return APIFailure(e.code, e.message)
+            return APIFailure(code: e.code, message: e.message)
         }
-        return APIFailure(1, "Required parameter missing")
+        return APIFailure(.requiredParameterMissing, "Required parameter missing")
     }
 
     /// Every method without its own handler: the documented example, or the empty success.

@@ -11,7 +11,7 @@ extension SandboxState {
     }
 
     /// A photo the caller may see, or error 1 with Flickr's live wording.
-    func visiblePhoto(_ id: String?, caller: String?, code: Int = 1, message: String? = nil) throws(APIFailure) -> SandboxPhoto {
+    func visiblePhoto(_ id: String?, caller: String?, code: FlickrErrorCode = .photoNotFound, message: String? = nil) throws(APIFailure) -> SandboxPhoto {
         guard let id, let photo = photos[id], canSee(photo, caller: caller) else {
             throw APIFailure(code, message ?? "Photo \"\(id ?? "")\" not found (invalid ID)")
         }
@@ -19,7 +19,7 @@ extension SandboxState {
     }
 
     /// A photo the caller owns, or `code`/`message`.
-    func ownedPhoto(_ id: String?, caller: String, code: Int = 1, message: String = "Photo not found") throws(APIFailure) -> SandboxPhoto {
+    func ownedPhoto(_ id: String?, caller: String, code: FlickrErrorCode = .photoNotFound, message: String = "Photo not found") throws(APIFailure) -> SandboxPhoto {
         guard let id, let photo = photos[id], photo.owner == caller else { throw APIFailure(code, message) }
         return photo
     }

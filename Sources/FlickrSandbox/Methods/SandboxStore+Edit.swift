@@ -4,7 +4,7 @@ extension SandboxStore {
     /// Runs `change` on the photo `photo_id` when the caller owns it (else error `code`
     /// `message`, Flickr's "Photo not found" for someone else's photo) and stamps its
     /// `lastupdate`; every edit of a photo goes through here or ``touch(_:now:)``.
-    func editOwnedPhoto(_ call: MethodCall, code: Int = 1, message: String = "Photo not found",
+    func editOwnedPhoto(_ call: MethodCall, code: FlickrErrorCode = .photoNotFound, message: String = "Photo not found",
                         _ change: (inout SandboxPhoto, inout SandboxState) throws(APIFailure) -> Void) throws(APIFailure) {
         let user = try call.requireUser()
         try update { (s: inout SandboxState) throws(APIFailure) in

@@ -112,11 +112,11 @@ extension SandboxEngine {
         defer { if !keepFile, let file = upload.file { try? FileManager.default.removeItem(at: file) } }
         let fail = { (f: APIFailure) in ResponseFormat.xml.render(f) }
         guard caller.perms >= .write, let user = caller.user else {
-            return fail(APIFailure(99, "Insufficient permissions. Method requires write privileges; \(caller.perms.rawValue) granted."))
+            return fail(APIFailure(.insufficientPermissions, "Insufficient permissions. Method requires write privileges; \(caller.perms.rawValue) granted."))
         }
-        guard let file = upload.file else { return fail(APIFailure(2, "No photo specified")) }
-        guard upload.size > 0 else { return fail(APIFailure(4, "Filesize was zero")) }
-        guard let probe = ImageProbe.probe(upload.head) else { return fail(APIFailure(5, "Filetype was not recognised")) }
+        guard let file = upload.file else { return fail(APIFailure(.noPhotoSpecified, "No photo specified")) }
+        guard upload.size > 0 else { return fail(APIFailure(.filesizeWasZero, "Filesize was zero")) }
+        guard let probe = ImageProbe.probe(upload.head) else { return fail(APIFailure(.filetypeWasNotRecognised, "Filetype was not recognised")) }
         let params = request.parameters
         let isAsync = params["async"] == "1"
         let originalSecret = SandboxIDs.hex(10)
@@ -138,12 +138,12 @@ extension SandboxEngine {
             for (id, h) in knownHashes { s.photos[id]?.contentHash = h }
             if dedup, let contentHash,
                let dup = s.photos.values.first(where: { $0.owner == user && $0.contentHash == contentHash }) {
-                return .failure(APIFailure(9, "Duplicate photo/video detected", extra: [.text("duplicate_photo_id", dup.id)]))
+                return .failure(APIFailure(.duplicatePhoto, "Duplicate photo/video detected", extra: [.text("duplicate_photo_id", dup.id)]))
             }
             var photo: SandboxPhoto
             if replace {
                 guard let id = params["photo_id"], let existing = s.photos[id], existing.owner == user else {
-                    return .failure(APIFailure(1, "Photo not found"))
+                    return .failure(APIFailure(.photoNotFound, "Photo not found"))
                 }
                 photo = existing
                 photo.secret = SandboxIDs.hex(10)
@@ -180,7 +180,7 @@ extension SandboxEngine {
             // The bytes take their final name before the record is committed, so a crash
             // never leaves a photo whose original is missing.
             guard rename(file.path, store.originalURL(photo.storedFile!).path) == 0 else {
-                return .failure(APIFailure(3, "General upload failure"))
+                return .failure(APIFailure(.generalUploadFailure, "General upload failure"))
             }
             s.photos[photo.id] = photo
             return .success((photo, previousFile))
@@ -195,7 +195,7 @@ extension SandboxEngine {
         }
         if let failure = store.failure {
             logger.error("upload: the state cannot be written: \(failure)")
-            return fail(APIFailure(3, "General upload failure"))
+            return fail(APIFailure(.generalUploadFailure, "General upload failure"))
         }
         if isAsync {
             let ticket = store.write { s -> SandboxTicket in

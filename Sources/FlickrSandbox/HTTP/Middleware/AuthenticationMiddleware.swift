@@ -1,3 +1,4 @@
+import FlickrProtocol
 import Foundation
 import Hummingbird
 
@@ -17,7 +18,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
         let params = flickrRequest.parameters
         let format = context.route == .rest ? ResponseFormat(params) : .xml
         if case .unknown(let name) = format {
-            return context.answer(ResponseFormat.xml.render(APIFailure(111, "Format \"\(name)\" not found")), noting: params)
+            return context.answer(ResponseFormat.xml.render(APIFailure(.formatNotFound, "Format \"\(name)\" not found")), noting: params)
         }
         context.now = SandboxEngine.now()
         do {

@@ -1,3 +1,4 @@
+import FlickrProtocol
 import Foundation
 import Hummingbird
 
@@ -14,7 +15,7 @@ struct UploadBodyMiddleware: RouterMiddleware {
         do {
             context.upload = try await engine.receiveUpload(contentType: request.headers[.contentType] ?? "", body: request.body)
         } catch let error as MultipartError {
-            return context.answer(ResponseFormat.xml.render(APIFailure(3, "General upload failure: \(error.message)")),
+            return context.answer(ResponseFormat.xml.render(APIFailure(.generalUploadFailure, "General upload failure: \(error.message)")),
                                   noting: context.flickrRequest(request).parameters)
         }
         return try await next(request, context)

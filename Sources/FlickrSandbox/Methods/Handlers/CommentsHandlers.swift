@@ -8,7 +8,7 @@ struct CommentsHandlers: MethodGroup {
     static let methods: [String: MethodHandler] = [
         "flickr.photos.comments.addComment": { store, call in
             let user = try call.requireUser()
-            guard let text = call.string("comment_text") else { throw APIFailure(8, "Blank comment.") }
+            guard let text = call.string("comment_text") else { throw APIFailure(.blankComment, "Blank comment.") }
             let id = try store.update { (s: inout SandboxState) throws(APIFailure) -> String in
                 let photo = try s.annotatablePhoto(call.string("photo_id"), caller: user, message: "Photo not found.")
                 let id = s.commentID(author: user, target: photo.id)
@@ -20,10 +20,10 @@ struct CommentsHandlers: MethodGroup {
         },
         "flickr.photos.comments.editComment": { store, call in
             let user = try call.requireUser()
-            guard let text = call.string("comment_text") else { throw APIFailure(8, "Blank comment.") }
+            guard let text = call.string("comment_text") else { throw APIFailure(.blankComment, "Blank comment.") }
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 let (photoID, i) = try s.photoComment(call.string("comment_id"))
-                guard s.photos[photoID]!.comments[i].author == user else { throw APIFailure(2, "Comment not found.") }
+                guard s.photos[photoID]!.comments[i].author == user else { throw APIFailure(.commentNotFound, "Comment not found.") }
                 s.photos[photoID]!.comments[i].text = text
                 s.touch([photoID], now: call.now)
             }
@@ -35,7 +35,7 @@ struct CommentsHandlers: MethodGroup {
                 let (photoID, i) = try s.photoComment(call.string("comment_id"))
                 let photo = s.photos[photoID]!
                 // The author or the photo's owner may delete a comment.
-                guard photo.comments[i].author == user || photo.owner == user else { throw APIFailure(2, "Comment not found.") }
+                guard photo.comments[i].author == user || photo.owner == user else { throw APIFailure(.commentNotFound, "Comment not found.") }
                 s.photos[photoID]!.comments.remove(at: i)
                 s.touch([photoID], now: call.now)
             }
@@ -57,7 +57,7 @@ struct CommentsHandlers: MethodGroup {
         },
         "flickr.photosets.comments.addComment": { store, call in
             let user = try call.requireUser()
-            guard let text = call.string("comment_text") else { throw APIFailure(8, "Blank comment") }
+            guard let text = call.string("comment_text") else { throw APIFailure(.blankComment, "Blank comment") }
             let id = try store.update { (s: inout SandboxState) throws(APIFailure) -> String in
                 let set = s.photosets[try s.photosetIndex(call.string("photoset_id"))]
                 let id = s.commentID(author: user, target: set.id)
@@ -68,10 +68,10 @@ struct CommentsHandlers: MethodGroup {
         },
         "flickr.photosets.comments.editComment": { store, call in
             let user = try call.requireUser()
-            guard let text = call.string("comment_text") else { throw APIFailure(8, "Blank comment") }
+            guard let text = call.string("comment_text") else { throw APIFailure(.blankComment, "Blank comment") }
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 let (setID, i) = try s.setComment(call.string("comment_id"))
-                guard s.community.setComments[setID]![i].author == user else { throw APIFailure(2, "Comment not found.") }
+                guard s.community.setComments[setID]![i].author == user else { throw APIFailure(.commentNotFound, "Comment not found.") }
                 s.community.setComments[setID]![i].text = text
             }
             return .empty
@@ -82,7 +82,7 @@ struct CommentsHandlers: MethodGroup {
                 let (setID, i) = try s.setComment(call.string("comment_id"))
                 let owner = s.photosets.first { $0.id == setID }?.owner
                 guard s.community.setComments[setID]![i].author == user || owner == user else {
-                    throw APIFailure(2, "Comment not found.")
+                    throw APIFailure(.commentNotFound, "Comment not found.")
                 }
                 s.community.setComments[setID]!.remove(at: i)
             }

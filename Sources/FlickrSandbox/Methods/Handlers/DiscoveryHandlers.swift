@@ -8,7 +8,7 @@ struct DiscoveryHandlers: MethodGroup {
     static let methods: [String: MethodHandler] = [
         "flickr.tags.getHotList": { store, call in
             let period = call.string("period") ?? "day"
-            guard let seconds = ["day": 86_400, "week": 7 * 86_400][period] else { throw APIFailure(1, "Invalid period") }
+            guard let seconds = ["day": 86_400, "week": 7 * 86_400][period] else { throw APIFailure(.invalidPeriod, "Invalid period") }
             let count = min(max(call.int("count") ?? 20, 1), 200)
             return store.read { s in
                 // Tags of public photos posted or edited within the period, by how many carry them.
@@ -24,7 +24,7 @@ struct DiscoveryHandlers: MethodGroup {
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let tag = TagString.clean(call.string("tag") ?? "")
                 let related = DiscoveryHandlers.coTags(of: tag, in: s.publicPhotos(carrying: tag)).prefix(20)
-                guard !related.isEmpty else { throw APIFailure(1, "Tag not found") }
+                guard !related.isEmpty else { throw APIFailure(.tagNotFound, "Tag not found") }
                 return .nodes([XMLNode("tags", [("source", .string(tag))], children: related.map { .text("tag", $0.tag) },
                                        lists: ["tag"])])
             }
@@ -33,7 +33,7 @@ struct DiscoveryHandlers: MethodGroup {
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let tag = TagString.clean(call.string("tag") ?? "")
                 let clusters = DiscoveryHandlers.clusters(of: tag, state: s)
-                guard !clusters.isEmpty else { throw APIFailure(1, "Tag cluster not found") }
+                guard !clusters.isEmpty else { throw APIFailure(.tagClusterNotFound, "Tag cluster not found") }
                 return .nodes([XMLNode("clusters", [("source", .string(tag)), ("total", .number(clusters.count))],
                                        children: clusters.map { cluster in
                     XMLNode("cluster", [("total", .number(cluster.count))], children: cluster.map { .text("tag", $0) }, lists: ["tag"])
@@ -45,7 +45,7 @@ struct DiscoveryHandlers: MethodGroup {
                 let tag = TagString.clean(call.string("tag") ?? "")
                 let id = call.string("cluster_id") ?? ""
                 guard let cluster = DiscoveryHandlers.clusters(of: tag, state: s).first(where: { $0.joined(separator: "-") == id }) else {
-                    throw APIFailure(1, "Tag cluster not found")
+                    throw APIFailure(.tagClusterNotFound, "Tag cluster not found")
                 }
                 let photos = s.publicPhotos(carrying: tag).filter { p in p.tags.contains { cluster.contains($0.clean) } }
                     .sorted { ($0.views, $0.id) > ($1.views, $1.id) }
@@ -55,8 +55,8 @@ struct DiscoveryHandlers: MethodGroup {
         "flickr.tags.getListUserPopular": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 guard let nsid = try s.userArgument(call.string("user_id"), caller: call.caller.user,
-                                                    failure: APIFailure(1, "User not found"))?.nsid ?? call.caller.user else {
-                    throw APIFailure(1, "User not found")
+                                                    failure: APIFailure(.userNotFound, "User not found"))?.nsid ?? call.caller.user else {
+                    throw APIFailure(.userNotFound, "User not found")
                 }
                 return .nodes([DiscoveryHandlers.userTagCounts(nsid, state: s, caller: call.caller.user, limit: call.int("count") ?? 10)])
             }
@@ -69,7 +69,7 @@ struct DiscoveryHandlers: MethodGroup {
             try DiscoveryHandlers.machineTagList(store, call, name: "namespaces", item: "namespace") { (tags: [MachineTagUse]) throws(APIFailure) -> [XMLNode] in
                 let predicate = call.string("predicate")?.lowercased()
                 let chosen = tags.filter { predicate == nil || $0.predicate == predicate }
-                if predicate != nil, chosen.isEmpty { throw APIFailure(1, "Not a valid predicate.") }
+                if predicate != nil, chosen.isEmpty { throw APIFailure(.notAValidPredicateCode1, "Not a valid predicate.") }
                 return Dictionary(grouping: chosen, by: \.namespace).sorted { $0.key < $1.key }.map { ns, uses in
                     XMLNode("namespace", [("usage", .number(uses.count)), ("predicates", .number(Set(uses.map(\.predicate)).count))], text: ns)
                 }
@@ -79,7 +79,7 @@ struct DiscoveryHandlers: MethodGroup {
             try DiscoveryHandlers.machineTagList(store, call, name: "predicates", item: "predicate") { (tags: [MachineTagUse]) throws(APIFailure) -> [XMLNode] in
                 let namespace = call.string("namespace")?.lowercased()
                 let chosen = tags.filter { namespace == nil || $0.namespace == namespace }
-                if namespace != nil, chosen.isEmpty { throw APIFailure(1, "Not a valid namespace") }
+                if namespace != nil, chosen.isEmpty { throw APIFailure(.notAValidNamespace, "Not a valid namespace") }
                 return Dictionary(grouping: chosen, by: \.predicate).sorted { $0.key < $1.key }.map { p, uses in
                     XMLNode("predicate", [("usage", .number(uses.count)), ("namespaces", .number(Set(uses.map(\.namespace)).count))], text: p)
                 }
@@ -90,9 +90,9 @@ struct DiscoveryHandlers: MethodGroup {
                 let namespace = call.string("namespace")?.lowercased()
                 let predicate = call.string("predicate")?.lowercased()
                 var chosen = tags.filter { namespace == nil || $0.namespace == namespace }
-                if namespace != nil, chosen.isEmpty { throw APIFailure(1, "Not a valid namespace") }
+                if namespace != nil, chosen.isEmpty { throw APIFailure(.notAValidNamespace, "Not a valid namespace") }
                 chosen = chosen.filter { predicate == nil || $0.predicate == predicate }
-                if predicate != nil, chosen.isEmpty { throw APIFailure(2, "Not a valid predicate") }
+                if predicate != nil, chosen.isEmpty { throw APIFailure(.notAValidPredicate, "Not a valid predicate") }
                 return Dictionary(grouping: chosen, by: { $0.namespace + ":" + $0.predicate }).sorted { $0.key < $1.key }.map { pair, uses in
                     XMLNode("pair", [("namespace", .string(uses[0].namespace)), ("predicate", .string(uses[0].predicate)),
                                      ("usage", .number(uses.count))], text: pair)
@@ -105,9 +105,9 @@ struct DiscoveryHandlers: MethodGroup {
             return try DiscoveryHandlers.machineTagList(store, call, name: "values", item: "value",
                                              attributes: [("namespace", .string(namespace)), ("predicate", .string(predicate))]) {
                 (tags: [MachineTagUse]) throws(APIFailure) -> [XMLNode] in
-                guard tags.contains(where: { $0.namespace == namespace }) else { throw APIFailure(1, "Not a valid namespace") }
+                guard tags.contains(where: { $0.namespace == namespace }) else { throw APIFailure(.notAValidNamespace, "Not a valid namespace") }
                 let chosen = tags.filter { $0.namespace == namespace && $0.predicate == predicate }
-                guard !chosen.isEmpty else { throw APIFailure(2, "Not a valid predicate") }
+                guard !chosen.isEmpty else { throw APIFailure(.notAValidPredicate, "Not a valid predicate") }
                 return Dictionary(grouping: chosen, by: \.value).sorted { $0.key < $1.key }.map { value, uses in
                     XMLNode("value", [("usage", .number(uses.count))], text: value)
                 }
@@ -136,7 +136,7 @@ struct DiscoveryHandlers: MethodGroup {
         "flickr.interestingness.getList": { store, call in
             var day: Int?
             if let date = call.string("date") {
-                guard date.count == 10, let t = SandboxDates.parse(date) else { throw APIFailure(1, "Not a valid date string.") }
+                guard date.count == 10, let t = SandboxDates.parse(date) else { throw APIFailure(.notAValidDateString, "Not a valid date string.") }
                 day = t
             }
             return store.read { s in
@@ -150,8 +150,8 @@ struct DiscoveryHandlers: MethodGroup {
         "flickr.photos.getPopular": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 guard let nsid = try s.userArgument(call.string("user_id"), caller: call.caller.user,
-                                                    failure: APIFailure(1, "Invalid user id"))?.nsid ?? call.caller.user else {
-                    throw APIFailure(1, "Invalid user id")
+                                                    failure: APIFailure(.invalidUserID, "Invalid user id"))?.nsid ?? call.caller.user else {
+                    throw APIFailure(.invalidUserID, "Invalid user id")
                 }
                 let sort = call.string("sort") ?? "interesting"
                 let photos = s.photos.values.filter { $0.owner == nsid && s.canSee($0, caller: call.caller.user) }
@@ -165,8 +165,8 @@ struct DiscoveryHandlers: MethodGroup {
         "flickr.stats.getPopularPhotos": { store, call in
             let user = try call.requireUser()
             let sort = call.string("sort") ?? "views"
-            guard ["views", "comments", "favorites"].contains(sort) else { throw APIFailure(5, "Invalid sort") }
-            if let d = call.string("date"), SandboxDates.parse(d) == nil { throw APIFailure(3, "Invalid date") }
+            guard ["views", "comments", "favorites"].contains(sort) else { throw APIFailure(.invalidSort, "Invalid sort") }
+            if let d = call.string("date"), SandboxDates.parse(d) == nil { throw APIFailure(.invalidDate, "Invalid date") }
             return store.read { s in
                 let photos = s.photos.values.filter { $0.owner == user }.sorted { a, b in
                     let (x, y) = (s.popularity(a, by: sort), s.popularity(b, by: sort))
@@ -182,15 +182,15 @@ struct DiscoveryHandlers: MethodGroup {
         },
         "flickr.stats.getPhotoStats": { store, call in
             let user = try call.requireUser()
-            guard SandboxDates.parse(call.string("date") ?? "") != nil else { throw APIFailure(3, "Invalid date") }
+            guard SandboxDates.parse(call.string("date") ?? "") != nil else { throw APIFailure(.invalidDate, "Invalid date") }
             return try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
-                let photo = try s.ownedPhoto(call.string("photo_id"), caller: user, code: 4)
+                let photo = try s.ownedPhoto(call.string("photo_id"), caller: user, code: .photoNotFoundCode4)
                 return .nodes([DiscoveryHandlers.statsElement(photo, state: s)])
             }
         },
         "flickr.stats.getTotalViews": { store, call in
             let user = try call.requireUser()
-            if let d = call.string("date"), SandboxDates.parse(d) == nil { throw APIFailure(3, "Invalid date") }
+            if let d = call.string("date"), SandboxDates.parse(d) == nil { throw APIFailure(.invalidDate, "Invalid date") }
             return store.read { s in
                 let photos = s.photos.values.filter { $0.owner == user }.reduce(0) { $0 + $1.views }
                 let sets = s.photosets.filter { $0.owner == user }.reduce(0) { $0 + $1.views }
@@ -204,7 +204,7 @@ struct DiscoveryHandlers: MethodGroup {
         "flickr.favorites.getPublicList": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 guard let user = try s.userArgument(call.string("user_id"), caller: call.caller.user,
-                                                    failure: APIFailure(1, "User not found")) else { throw APIFailure(1, "User not found") }
+                                                    failure: APIFailure(.userNotFound, "User not found")) else { throw APIFailure(.userNotFound, "User not found") }
                 let faves = s.favorites.filter { $0.user == user.nsid }.sorted { ($0.date, $0.photo) > ($1.date, $1.photo) }
                 let photos = faves.compactMap { s.photos[$0.photo] }.filter(\.isPublic)
                 let dates = Dictionary(faves.map { ($0.photo, $0.date) }, uniquingKeysWith: { a, _ in a })
@@ -217,9 +217,9 @@ struct DiscoveryHandlers: MethodGroup {
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let photo = try s.visiblePhoto(call.string("photo_id"), caller: call.caller.user, message: "Photo not found")
                 guard let user = try s.userArgument(call.string("user_id"), caller: call.caller.user,
-                                                    failure: APIFailure(2, "User not found")) else { throw APIFailure(2, "User not found") }
+                                                    failure: APIFailure(.userNotFoundCode2, "User not found")) else { throw APIFailure(.userNotFoundCode2, "User not found") }
                 let faves = s.favorites.filter { $0.user == user.nsid }.sorted { ($0.date, $0.photo) > ($1.date, $1.photo) }
-                guard faves.contains(where: { $0.photo == photo.id }) else { throw APIFailure(3, "Photo not a favorite") }
+                guard faves.contains(where: { $0.photo == photo.id }) else { throw APIFailure(.photoNotAFavorite, "Photo not a favorite") }
                 let list = faves.compactMap { s.photos[$0.photo] }.filter { s.canSee($0, caller: call.caller.user) }
                 return .nodes(PhotoReadsHandlers.context(of: photo.id, in: list, state: s, call: call))
             }
@@ -227,7 +227,7 @@ struct DiscoveryHandlers: MethodGroup {
         "flickr.people.getPublicGroups": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 guard let user = try s.userArgument(call.string("user_id"), caller: call.caller.user,
-                                                    failure: APIFailure(1, "User not found")) else { throw APIFailure(1, "User not found") }
+                                                    failure: APIFailure(.userNotFound, "User not found")) else { throw APIFailure(.userNotFound, "User not found") }
                 let groups = s.community.groups.filter { $0.privacy == 3 && $0.members.contains(user.nsid) }
                 return .nodes([XMLNode("groups", children: groups.map { g in
                     XMLNode("group", [("nsid", .string(g.nsid)), ("name", .string(g.name)),
@@ -253,23 +253,23 @@ struct DiscoveryHandlers: MethodGroup {
         },
         "flickr.photos.geo.photosForLocation": { store, call in
             let user = try call.requireUser()
-            let lat = try call.double("lat", or: APIFailure(1, "Required arguments missing"))
-            let lon = try call.double("lon", or: APIFailure(1, "Required arguments missing"))
+            let lat = try call.double("lat", or: APIFailure(.requiredArgumentsMissing, "Required arguments missing"))
+            let lon = try call.double("lon", or: APIFailure(.requiredArgumentsMissing, "Required arguments missing"))
             let accuracy = call.int("accuracy") ?? 16
             return try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let photos = s.photos.values.filter { p in
                     guard p.owner == user, let g = p.geo else { return false }
                     return g.accuracy == accuracy && abs(g.latitude - lat) < 1e-6 && abs(g.longitude - lon) < 1e-6
                 }.sorted { ($0.datePosted, $0.id) > ($1.datePosted, $1.id) }
-                guard !photos.isEmpty else { throw APIFailure(2, "No photos found") }
+                guard !photos.isEmpty else { throw APIFailure(.noPhotosFound, "No photos found") }
                 return .nodes([PhotoElements.photoList(photos, call: call, state: s)])
             }
         },
         "flickr.urls.getUserPhotos": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 guard let nsid = try s.userArgument(call.string("user_id"), caller: call.caller.user,
-                                                    failure: APIFailure(1, "User not found"))?.nsid ?? call.caller.user else {
-                    throw APIFailure(2, "No user specified")
+                                                    failure: APIFailure(.userNotFound, "User not found"))?.nsid ?? call.caller.user else {
+                    throw APIFailure(.noUserSpecified, "No user specified")
                 }
                 return .nodes([XMLNode("user", [("nsid", .string(nsid)), ("url", .string(s.photosURL(for: nsid, base: call.baseURL)))])])
             }
@@ -277,15 +277,15 @@ struct DiscoveryHandlers: MethodGroup {
         "flickr.urls.getUserProfile": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 guard let nsid = try s.userArgument(call.string("user_id"), caller: call.caller.user,
-                                                    failure: APIFailure(1, "User not found"))?.nsid ?? call.caller.user else {
-                    throw APIFailure(2, "No user specified")
+                                                    failure: APIFailure(.userNotFound, "User not found"))?.nsid ?? call.caller.user else {
+                    throw APIFailure(.noUserSpecified, "No user specified")
                 }
                 return .nodes([XMLNode("user", [("nsid", .string(nsid)), ("url", .string("\(call.baseURL)/people/\(nsid)/"))])])
             }
         },
         "flickr.urls.getGroup": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
-                let g = s.community.groups[try s.groupIndex(call.string("group_id"), missing: APIFailure(1, "Group not found"))]
+                let g = s.community.groups[try s.groupIndex(call.string("group_id"), missing: APIFailure(.groupNotFound, "Group not found"))]
                 return .nodes([XMLNode("group", [("nsid", .string(g.nsid)), ("url", .string("\(call.baseURL)/groups/\(g.nsid)/"))])])
             }
         },
@@ -293,7 +293,7 @@ struct DiscoveryHandlers: MethodGroup {
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let url = call.string("url") ?? ""
                 guard let g = s.community.groups.first(where: { url.contains("/groups/\($0.nsid)") }) else {
-                    throw APIFailure(1, "Group not found")
+                    throw APIFailure(.groupNotFound, "Group not found")
                 }
                 return .nodes([XMLNode("group", [("id", .string(g.nsid))], children: [.text("groupname", g.name)])])
             }
@@ -302,7 +302,7 @@ struct DiscoveryHandlers: MethodGroup {
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let url = call.string("url") ?? ""
                 guard let g = s.community.galleries.first(where: { url.contains("/galleries/\($0.number)") }) else {
-                    throw APIFailure(1, "Gallery not found")
+                    throw APIFailure(.galleryNotFound, "Gallery not found")
                 }
                 return .nodes([GalleriesHandlers.galleryElement(g, state: s, call: call)])
             }

@@ -6,11 +6,11 @@ struct FavoritesHandlers: MethodGroup {
         "flickr.favorites.add": { store, call in
             let user = try call.requireUser()
             try store.update { (s: inout SandboxState) throws(APIFailure) in
-                guard let id = call.string("photo_id"), let photo = s.photos[id] else { throw APIFailure(1, "Photo not found") }
-                guard s.canSee(photo, caller: user) else { throw APIFailure(4, "User cannot see photo") }
-                guard photo.owner != user else { throw APIFailure(2, "Photo is owned by you") }
+                guard let id = call.string("photo_id"), let photo = s.photos[id] else { throw APIFailure(.photoNotFound, "Photo not found") }
+                guard s.canSee(photo, caller: user) else { throw APIFailure(.userCannotSeePhoto, "User cannot see photo") }
+                guard photo.owner != user else { throw APIFailure(.photoIsOwnedByYou, "Photo is owned by you") }
                 guard !s.favorites.contains(where: { $0.user == user && $0.photo == id }) else {
-                    throw APIFailure(3, "Photo is already in favorites")
+                    throw APIFailure(.photoIsAlreadyInFavorites, "Photo is already in favorites")
                 }
                 s.favorites.append(SandboxFavorite(user: user, photo: id, date: call.now))
             }
@@ -21,7 +21,7 @@ struct FavoritesHandlers: MethodGroup {
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 let id = call.string("photo_id") ?? ""
                 guard let i = s.favorites.firstIndex(where: { $0.user == user && $0.photo == id }) else {
-                    throw APIFailure(1, "Photo not in favorites")
+                    throw APIFailure(.photoNotInFavorites, "Photo not in favorites")
                 }
                 s.favorites.remove(at: i)
             }
@@ -30,8 +30,8 @@ struct FavoritesHandlers: MethodGroup {
         "flickr.favorites.getList": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let user = try s.userArgument(call.string("user_id"), caller: call.caller.user,
-                                              failure: APIFailure(1, "User not found"))
-                guard let nsid = user?.nsid ?? call.caller.user else { throw APIFailure(1, "User not found") }
+                                              failure: APIFailure(.userNotFound, "User not found"))
+                guard let nsid = user?.nsid ?? call.caller.user else { throw APIFailure(.userNotFound, "User not found") }
                 let minDate = call.string("min_fave_date").flatMap(SandboxDates.parse)
                 let maxDate = call.string("max_fave_date").flatMap(SandboxDates.parse)
                 let faves = s.favorites.filter { fave in

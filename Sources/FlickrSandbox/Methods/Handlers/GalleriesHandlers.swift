@@ -8,12 +8,12 @@ struct GalleriesHandlers: MethodGroup {
         "flickr.galleries.create": { store, call in
             let user = try call.requireUser()
             guard let title = call.string("title"), call.params["description"] != nil else {
-                throw APIFailure(2, "Invalid title or description")
+                throw APIFailure(.invalidTitleOrDescription, "Invalid title or description")
             }
             let gallery = try store.update { (s: inout SandboxState) throws(APIFailure) -> SandboxGallery in
                 var primary: String?
                 if let p = call.string("primary_photo_id") {
-                    guard let photo = s.photos[p], s.canFeature(photo, in: user) else { throw APIFailure(3, "Failed to add gallery") }
+                    guard let photo = s.photos[p], s.canFeature(photo, in: user) else { throw APIFailure(.failedToAddGallery, "Failed to add gallery") }
                     primary = photo.id
                 }
                 let id = "\(s.user(nsid: user)?.internalID ?? 0)-\(s.community.newNumber())"
@@ -27,20 +27,20 @@ struct GalleriesHandlers: MethodGroup {
             return .nodes([XMLNode("gallery", [("id", .string(gallery.id)), ("url", .string(url))])])
         },
         "flickr.galleries.editMeta": { store, call in
-            guard let title = call.string("title") else { throw APIFailure(2, "Invalid title or description") }
-            try GalleriesHandlers.editGallery(store, call, missing: APIFailure(1, "Required parameter missing")) { (g, _) throws(APIFailure) in
+            guard let title = call.string("title") else { throw APIFailure(.invalidTitleOrDescription, "Invalid title or description") }
+            try GalleriesHandlers.editGallery(store, call, missing: APIFailure(.requiredParameterMissing, "Required parameter missing")) { (g, _) throws(APIFailure) in
                 g.title = title
                 if let d = call.params["description"] { g.description = d }
             }
             return .empty
         },
         "flickr.galleries.addPhoto": { store, call in
-            try GalleriesHandlers.editGallery(store, call, missing: APIFailure(2, "Invalid gallery ID")) { (g, s) throws(APIFailure) in
+            try GalleriesHandlers.editGallery(store, call, missing: APIFailure(.invalidGalleryIDCode2, "Invalid gallery ID")) { (g, s) throws(APIFailure) in
                 guard let id = call.string("photo_id"), let photo = s.photos[id], s.canFeature(photo, in: g.owner) else {
-                    throw APIFailure(3, "Invalid photo ID")
+                    throw APIFailure(.invalidPhotoIDCode3, "Invalid photo ID")
                 }
-                guard !g.photos.contains(id) else { throw APIFailure(5, "Failed to add photo") }
-                guard g.photos.count < SandboxLimits.photosPerGallery else { throw APIFailure(5, "Failed to add photo") }
+                guard !g.photos.contains(id) else { throw APIFailure(.failedToAddPhoto, "Failed to add photo") }
+                guard g.photos.count < SandboxLimits.photosPerGallery else { throw APIFailure(.failedToAddPhoto, "Failed to add photo") }
                 g.photos.append(id)
                 if g.primary == nil { g.primary = id }
                 if let c = call.params["comment"] { g.comments[id] = c }
@@ -48,21 +48,21 @@ struct GalleriesHandlers: MethodGroup {
             return .empty
         },
         "flickr.galleries.editPhoto": { store, call in
-            try GalleriesHandlers.editGallery(store, call, missing: APIFailure(1, "Invalid gallery ID")) { (g, _) throws(APIFailure) in
-                guard let id = call.string("photo_id"), g.photos.contains(id) else { throw APIFailure(1, "Invalid gallery ID") }
+            try GalleriesHandlers.editGallery(store, call, missing: APIFailure(.invalidGalleryID, "Invalid gallery ID")) { (g, _) throws(APIFailure) in
+                guard let id = call.string("photo_id"), g.photos.contains(id) else { throw APIFailure(.invalidGalleryID, "Invalid gallery ID") }
                 g.comments[id] = call.params["comment"] ?? ""
             }
             return .empty
         },
         "flickr.galleries.editPhotos": { store, call in
             let ids = call.list("photo_ids")
-            try GalleriesHandlers.editGallery(store, call, missing: APIFailure(1, "Invalid gallery ID")) { (g, s) throws(APIFailure) in
-                guard !ids.isEmpty, ids.count <= SandboxLimits.photosPerGallery else { throw APIFailure(2, "Invalid photo ID") }
+            try GalleriesHandlers.editGallery(store, call, missing: APIFailure(.invalidGalleryID, "Invalid gallery ID")) { (g, s) throws(APIFailure) in
+                guard !ids.isEmpty, ids.count <= SandboxLimits.photosPerGallery else { throw APIFailure(.invalidPhotoID, "Invalid photo ID") }
                 for id in ids {
-                    guard let photo = s.photos[id], s.canFeature(photo, in: g.owner) else { throw APIFailure(2, "Invalid photo ID") }
+                    guard let photo = s.photos[id], s.canFeature(photo, in: g.owner) else { throw APIFailure(.invalidPhotoID, "Invalid photo ID") }
                 }
                 guard let primary = call.string("primary_photo_id"), ids.contains(primary) else {
-                    throw APIFailure(3, "Primary photo not in list")
+                    throw APIFailure(.primaryPhotoNotInList, "Primary photo not in list")
                 }
                 var unique: [String] = []
                 for id in ids where !unique.contains(id) { unique.append(id) }
@@ -73,9 +73,9 @@ struct GalleriesHandlers: MethodGroup {
             return .empty
         },
         "flickr.galleries.removePhoto": { store, call in
-            try GalleriesHandlers.editGallery(store, call, missing: APIFailure(1, "Invalid gallery ID")) { (g, _) throws(APIFailure) in
+            try GalleriesHandlers.editGallery(store, call, missing: APIFailure(.invalidGalleryID, "Invalid gallery ID")) { (g, _) throws(APIFailure) in
                 guard let id = call.string("photo_id"), let i = g.photos.firstIndex(of: id) else {
-                    throw APIFailure(2, "Photo not in gallery")
+                    throw APIFailure(.photoNotInGallery, "Photo not in gallery")
                 }
                 g.photos.remove(at: i)
                 g.comments[id] = nil
@@ -86,7 +86,7 @@ struct GalleriesHandlers: MethodGroup {
         "flickr.galleries.getList": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 guard let owner = try s.userArgument(call.string("user_id"), caller: call.caller.user,
-                                                     failure: APIFailure(1, "User not found")) else { throw APIFailure(1, "User not found") }
+                                                     failure: APIFailure(.userNotFound, "User not found")) else { throw APIFailure(.userNotFound, "User not found") }
                 let all = s.community.galleries.filter { $0.owner == owner.nsid }
                 let p = call.page(of: all)
                 return .nodes([XMLNode("galleries", [

@@ -8,12 +8,12 @@ struct GroupDiscussionsHandlers: MethodGroup {
         "flickr.groups.discuss.topics.add": { store, call in
             let user = try call.requireUser()
             guard let subject = call.string("subject"), let message = call.string("message") else {
-                throw APIFailure(4, "Missing required arguments")
+                throw APIFailure(.missingRequiredArgumentsCode4, "Missing required arguments")
             }
-            guard message.utf8.count <= SandboxLimits.messageBytes else { throw APIFailure(3, "Message is too long") }
+            guard message.utf8.count <= SandboxLimits.messageBytes else { throw APIFailure(.messageIsTooLong, "Message is too long") }
             let id = try store.update { (s: inout SandboxState) throws(APIFailure) -> String in
-                let i = try s.groupIndex(call.string("group_id"), missing: APIFailure(1, "Group not found"))
-                guard s.community.groups[i].members.contains(user) else { throw APIFailure(2, "Cannot post to group") }
+                let i = try s.groupIndex(call.string("group_id"), missing: APIFailure(.groupNotFound, "Group not found"))
+                guard s.community.groups[i].members.contains(user) else { throw APIFailure(.cannotPostToGroup, "Cannot post to group") }
                 let id = s.community.newNumber()
                 s.community.groups[i].topics.insert(SandboxTopic(id: id, author: user, subject: subject, message: message,
                                                                  dateCreate: call.now, replies: []), at: 0)
@@ -23,7 +23,7 @@ struct GroupDiscussionsHandlers: MethodGroup {
         },
         "flickr.groups.discuss.topics.getList": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
-                let g = s.community.groups[try s.groupIndex(call.string("group_id"), missing: APIFailure(1, "Group not found"))]
+                let g = s.community.groups[try s.groupIndex(call.string("group_id"), missing: APIFailure(.groupNotFound, "Group not found"))]
                 let p = call.page(of: g.topics)
                 return .nodes([XMLNode("topics", [
                     ("group_id", .string(g.nsid)), ("name", .string(g.name)), ("members", .number(g.members.count)),
@@ -42,11 +42,11 @@ struct GroupDiscussionsHandlers: MethodGroup {
         },
         "flickr.groups.discuss.replies.add": { store, call in
             let user = try call.requireUser()
-            guard let message = call.string("message") else { throw APIFailure(3, "Missing required arguments") }
+            guard let message = call.string("message") else { throw APIFailure(.missingRequiredArguments, "Missing required arguments") }
             let id = try store.update { (s: inout SandboxState) throws(APIFailure) -> String in
                 let (g, t) = try s.topic(call)
-                guard g.members.contains(user) else { throw APIFailure(2, "Cannot post to group") }
-                let gi = try s.groupIndex(g.nsid, missing: APIFailure(1, "Topic not found"))
+                guard g.members.contains(user) else { throw APIFailure(.cannotPostToGroup, "Cannot post to group") }
+                let gi = try s.groupIndex(g.nsid, missing: APIFailure(.topicNotFound, "Topic not found"))
                 let id = s.community.newNumber()
                 s.community.groups[gi].topics[t].replies.append(
                     SandboxDiscussionReply(id: id, author: user, message: message, dateCreate: call.now, lastEdit: 0))
@@ -56,10 +56,10 @@ struct GroupDiscussionsHandlers: MethodGroup {
         },
         "flickr.groups.discuss.replies.edit": { store, call in
             let user = try call.requireUser()
-            guard let message = call.string("message") else { throw APIFailure(3, "Missing required arguments") }
+            guard let message = call.string("message") else { throw APIFailure(.missingRequiredArguments, "Missing required arguments") }
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 let (gi, t, r) = try s.reply(call)
-                guard s.community.groups[gi].topics[t].replies[r].author == user else { throw APIFailure(4, "Cannot edit reply") }
+                guard s.community.groups[gi].topics[t].replies[r].author == user else { throw APIFailure(.cannotEditReply, "Cannot edit reply") }
                 s.community.groups[gi].topics[t].replies[r].message = message
                 s.community.groups[gi].topics[t].replies[r].lastEdit = call.now
             }
@@ -70,7 +70,7 @@ struct GroupDiscussionsHandlers: MethodGroup {
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 let (gi, t, r) = try s.reply(call)
                 guard s.community.groups[gi].topics[t].replies[r].author == user || s.community.groups[gi].admins.contains(user) else {
-                    throw APIFailure(3, "Cannot delete reply")
+                    throw APIFailure(.cannotDeleteReply, "Cannot delete reply")
                 }
                 s.community.groups[gi].topics[t].replies.remove(at: r)
             }

@@ -8,12 +8,12 @@ struct GroupsHandlers: MethodGroup {
         "flickr.groups.join": { store, call in
             let user = try call.requireUser()
             try store.update { (s: inout SandboxState) throws(APIFailure) in
-                let i = try s.groupIndex(call.string("group_id"), missing: APIFailure(2, "Group does not exist"))
+                let i = try s.groupIndex(call.string("group_id"), missing: APIFailure(.groupDoesNotExist, "Group does not exist"))
                 let g = s.community.groups[i]
-                guard !g.members.contains(user) else { throw APIFailure(4, "Account is already in that group") }
-                guard g.privacy == 3 else { throw APIFailure(5, "Membership in group is by invitation only.") }
+                guard !g.members.contains(user) else { throw APIFailure(.accountIsAlreadyInThatGroup, "Account is already in that group") }
+                guard g.privacy == 3 else { throw APIFailure(.membershipInGroupIsByInvitationOnly, "Membership in group is by invitation only.") }
                 guard g.rules.isEmpty || call.flag("accept_rules") == true else {
-                    throw APIFailure(6, "User must accept the group rules before joining")
+                    throw APIFailure(.userMustAcceptTheGroupRulesBeforeJoining, "User must accept the group rules before joining")
                 }
                 s.community.groups[i].members.append(user)
             }
@@ -21,14 +21,14 @@ struct GroupsHandlers: MethodGroup {
         },
         "flickr.groups.joinRequest": { store, call in
             let user = try call.requireUser()
-            guard let message = call.string("message") else { throw APIFailure(1, "Required arguments missing") }
+            guard let message = call.string("message") else { throw APIFailure(.requiredArgumentsMissing, "Required arguments missing") }
             try store.update { (s: inout SandboxState) throws(APIFailure) in
-                let i = try s.groupIndex(call.string("group_id"), missing: APIFailure(2, "Group does not exist"))
+                let i = try s.groupIndex(call.string("group_id"), missing: APIFailure(.groupDoesNotExist, "Group does not exist"))
                 let g = s.community.groups[i]
-                guard !g.members.contains(user) else { throw APIFailure(4, "Account is already in that group") }
-                guard g.privacy != 3 else { throw APIFailure(5, "Group is public and open") }
-                guard call.flag("accept_rules") == true else { throw APIFailure(6, "User must accept the group rules before joining") }
-                guard g.joinRequests[user] == nil else { throw APIFailure(7, "User has already requested to join that group") }
+                guard !g.members.contains(user) else { throw APIFailure(.accountIsAlreadyInThatGroup, "Account is already in that group") }
+                guard g.privacy != 3 else { throw APIFailure(.groupIsPublicAndOpen, "Group is public and open") }
+                guard call.flag("accept_rules") == true else { throw APIFailure(.userMustAcceptTheGroupRulesBeforeJoining, "User must accept the group rules before joining") }
+                guard g.joinRequests[user] == nil else { throw APIFailure(.userHasAlreadyRequestedToJoinThatGroup, "User has already requested to join that group") }
                 s.community.groups[i].joinRequests[user] = message
             }
             return .empty
@@ -36,8 +36,8 @@ struct GroupsHandlers: MethodGroup {
         "flickr.groups.leave": { store, call in
             let user = try call.requireUser()
             try store.update { (s: inout SandboxState) throws(APIFailure) in
-                let i = try s.groupIndex(call.string("group_id"), missing: APIFailure(2, "Group does not exist"))
-                guard s.community.groups[i].members.contains(user) else { throw APIFailure(3, "Account is not in that group") }
+                let i = try s.groupIndex(call.string("group_id"), missing: APIFailure(.groupDoesNotExist, "Group does not exist"))
+                guard s.community.groups[i].members.contains(user) else { throw APIFailure(.accountIsNotInThatGroup, "Account is not in that group") }
                 s.community.groups[i].members.removeAll { $0 == user }
                 s.community.groups[i].admins.removeAll { $0 == user }
                 if call.flag("delete_photos") == true {
@@ -52,10 +52,10 @@ struct GroupsHandlers: MethodGroup {
             let user = try call.requireUser()
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 let photo = try s.ownedPhoto(call.string("photo_id"), caller: user)
-                let i = try s.groupIndex(call.string("group_id"), missing: APIFailure(2, "Group not found"))
-                guard s.community.groups[i].members.contains(user) else { throw APIFailure(2, "Group not found") }
+                let i = try s.groupIndex(call.string("group_id"), missing: APIFailure(.groupNotFoundCode2, "Group not found"))
+                guard s.community.groups[i].members.contains(user) else { throw APIFailure(.groupNotFoundCode2, "Group not found") }
                 guard !s.community.groups[i].pool.contains(where: { $0.photo == photo.id }) else {
-                    throw APIFailure(3, "Photo already in pool")
+                    throw APIFailure(.photoAlreadyInPool, "Photo already in pool")
                 }
                 s.community.groups[i].pool.insert(SandboxPoolItem(photo: photo.id, addedBy: user, dateAdded: call.now), at: 0)
                 s.touch([photo.id], now: call.now)
@@ -65,12 +65,12 @@ struct GroupsHandlers: MethodGroup {
         "flickr.groups.pools.remove": { store, call in
             let user = try call.requireUser()
             try store.update { (s: inout SandboxState) throws(APIFailure) in
-                let i = try s.groupIndex(call.string("group_id"), missing: APIFailure(1, "Group not found"))
+                let i = try s.groupIndex(call.string("group_id"), missing: APIFailure(.groupNotFound, "Group not found"))
                 guard let id = call.string("photo_id"), let at = s.community.groups[i].pool.firstIndex(where: { $0.photo == id }) else {
-                    throw APIFailure(2, "Photo not in pool")
+                    throw APIFailure(.photoNotInPoolCode2, "Photo not in pool")
                 }
                 guard s.photos[id]?.owner == user || s.community.groups[i].admins.contains(user) else {
-                    throw APIFailure(3, "Insufficient permission to remove photo")
+                    throw APIFailure(.insufficientPermissionToRemovePhoto, "Insufficient permission to remove photo")
                 }
                 s.community.groups[i].pool.remove(at: at)
                 s.touch([id], now: call.now)
@@ -79,7 +79,7 @@ struct GroupsHandlers: MethodGroup {
         },
         "flickr.groups.pools.getPhotos": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
-                let g = s.community.groups[try s.groupIndex(call.string("group_id"), missing: APIFailure(1, "Group not found"))]
+                let g = s.community.groups[try s.groupIndex(call.string("group_id"), missing: APIFailure(.groupNotFound, "Group not found"))]
                 var query = PhotoQuery(call)
                 query.sort = ""
                 if let u = call.string("user_id") { query.owner = s.resolveUser(u)?.nsid ?? u }
@@ -108,9 +108,9 @@ struct GroupsHandlers: MethodGroup {
         },
         "flickr.groups.pools.getContext": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
-                let g = s.community.groups[try s.groupIndex(call.string("group_id"), missing: APIFailure(2, "Group not found"))]
+                let g = s.community.groups[try s.groupIndex(call.string("group_id"), missing: APIFailure(.groupNotFoundCode2, "Group not found"))]
                 let photo = try s.visiblePhoto(call.string("photo_id"), caller: call.caller.user, message: "Photo not found")
-                guard g.pool.contains(where: { $0.photo == photo.id }) else { throw APIFailure(1, "Photo not in pool") }
+                guard g.pool.contains(where: { $0.photo == photo.id }) else { throw APIFailure(.photoNotInPool, "Photo not in pool") }
                 let members = g.pool.compactMap { s.photos[$0.photo] }.filter { s.canSee($0, caller: call.caller.user) }
                 return .nodes(PhotoReadsHandlers.context(of: photo.id, in: members, state: s, call: call))
             }
@@ -118,7 +118,7 @@ struct GroupsHandlers: MethodGroup {
         "flickr.people.getGroups": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 guard let person = try s.userArgument(call.string("user_id"), caller: call.caller.user,
-                                                      failure: APIFailure(1, "User not found")) else { throw APIFailure(1, "User not found") }
+                                                      failure: APIFailure(.userNotFound, "User not found")) else { throw APIFailure(.userNotFound, "User not found") }
                 let groups = s.community.groups.filter { $0.members.contains(person.nsid) }
                 return .nodes([XMLNode("groups", children: groups.map { g in
                     XMLNode("group", [("nsid", .string(g.nsid)), ("name", .string(g.name)), ("iconfarm", .number(1)),
@@ -130,7 +130,7 @@ struct GroupsHandlers: MethodGroup {
         },
         "flickr.groups.getInfo": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
-                let g = s.community.groups[try s.groupIndex(call.string("group_id"), missing: APIFailure(1, "Group not found"))]
+                let g = s.community.groups[try s.groupIndex(call.string("group_id"), missing: APIFailure(.groupNotFound, "Group not found"))]
                 return .nodes([XMLNode("group", [("id", .string(g.nsid)), ("iconserver", .string("1")), ("iconfarm", .number(1)),
                                                  ("lang", .string("en-us")), ("ispoolmoderated", .number(0))], children: [
                     .text("name", g.name), .text("description", g.description), .text("rules", g.rules),
@@ -142,7 +142,7 @@ struct GroupsHandlers: MethodGroup {
         "flickr.groups.members.getList": { store, call in
             _ = try call.requireUser()
             return try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
-                let g = s.community.groups[try s.groupIndex(call.string("group_id"), missing: APIFailure(1, "Group not found"))]
+                let g = s.community.groups[try s.groupIndex(call.string("group_id"), missing: APIFailure(.groupNotFound, "Group not found"))]
                 let p = call.page(of: g.members)
                 return .nodes([XMLNode("members", [
                     ("page", .number(p.page)), ("pages", .number(p.pages)),

@@ -6,8 +6,8 @@ struct PeopleHandlers: MethodGroup {
         "flickr.people.getInfo": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 guard let user = try s.userArgument(call.string("user_id"), caller: call.caller.user,
-                                                    failure: APIFailure(1, "User not found")) else {
-                    throw APIFailure(1, "User not found")
+                                                    failure: APIFailure(.userNotFound, "User not found")) else {
+                    throw APIFailure(.userNotFound, "User not found")
                 }
                 let mine = s.photos.values.filter { $0.owner == user.nsid }
                 let visible = mine.filter { s.canSee($0, caller: call.caller.user) }
@@ -35,15 +35,15 @@ struct PeopleHandlers: MethodGroup {
         },
         "flickr.people.findByUsername": { store, call in
             let name = call.string("username") ?? ""
-            guard let user = store.read({ $0.user(named: name) }) else { throw APIFailure(1, "User not found") }
+            guard let user = store.read({ $0.user(named: name) }) else { throw APIFailure(.userNotFound, "User not found") }
             return .nodes([XMLNode("user", [("id", .string(user.nsid)), ("nsid", .string(user.nsid))],
                                    children: [.text("username", user.username)])])
         },
         "flickr.people.getPhotos": { store, call in
-            try PeopleHandlers.userPhotos(store, call, publicOnly: false, unknownUser: APIFailure(2, "Unknown user"))
+            try PeopleHandlers.userPhotos(store, call, publicOnly: false, unknownUser: APIFailure(.unknownUser, "Unknown user"))
         },
         "flickr.people.getPublicPhotos": { store, call in
-            try PeopleHandlers.userPhotos(store, call, publicOnly: true, unknownUser: APIFailure(1, "User not found"))
+            try PeopleHandlers.userPhotos(store, call, publicOnly: true, unknownUser: APIFailure(.userNotFound, "User not found"))
         },
         "flickr.people.getUploadStatus": { store, call in
             let nsid = try call.requireUser()

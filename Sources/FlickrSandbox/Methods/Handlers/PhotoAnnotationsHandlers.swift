@@ -7,12 +7,12 @@ struct PhotoAnnotationsHandlers: MethodGroup {
     static let methods: [String: MethodHandler] = [
         "flickr.photos.notes.add": { store, call in
             let user = try call.requireUser()
-            let box = try call.box(["note_x", "note_y", "note_w", "note_h"], or: APIFailure(3, "Missing required arguments"))
-            guard let text = call.string("note_text") else { throw APIFailure(3, "Missing required arguments") }
+            let box = try call.box(["note_x", "note_y", "note_w", "note_h"], or: APIFailure(.missingRequiredArguments, "Missing required arguments"))
+            guard let text = call.string("note_text") else { throw APIFailure(.missingRequiredArguments, "Missing required arguments") }
             let id = try store.update { (s: inout SandboxState) throws(APIFailure) -> String in
                 let photo = try s.annotatablePhoto(call.string("photo_id"), caller: user)
-                guard photo.owner == user || photo.permAddMeta > 0 else { throw APIFailure(2, "User cannot add notes") }
-                guard photo.notes.count < SandboxLimits.notesPerPhoto else { throw APIFailure(4, "Maximum number of notes reached") }
+                guard photo.owner == user || photo.permAddMeta > 0 else { throw APIFailure(.userCannotAddNotes, "User cannot add notes") }
+                guard photo.notes.count < SandboxLimits.notesPerPhoto else { throw APIFailure(.maximumNumberOfNotesReached, "Maximum number of notes reached") }
                 let id = s.community.newNumber()
                 s.photos[photo.id]!.notes.append(SandboxNote(id: id, author: user, x: box[0], y: box[1], w: box[2], h: box[3], text: text))
                 s.touch([photo.id], now: call.now)
@@ -22,11 +22,11 @@ struct PhotoAnnotationsHandlers: MethodGroup {
         },
         "flickr.photos.notes.edit": { store, call in
             let user = try call.requireUser()
-            let box = try call.box(["note_x", "note_y", "note_w", "note_h"], or: APIFailure(3, "Missing required arguments"))
-            guard let text = call.string("note_text") else { throw APIFailure(3, "Missing required arguments") }
+            let box = try call.box(["note_x", "note_y", "note_w", "note_h"], or: APIFailure(.missingRequiredArguments, "Missing required arguments"))
+            guard let text = call.string("note_text") else { throw APIFailure(.missingRequiredArguments, "Missing required arguments") }
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 let (photoID, i) = try s.note(call.string("note_id"))
-                guard s.photos[photoID]!.notes[i].author == user else { throw APIFailure(2, "User cannot edit note") }
+                guard s.photos[photoID]!.notes[i].author == user else { throw APIFailure(.userCannotEditNote, "User cannot edit note") }
                 s.photos[photoID]!.notes[i] = SandboxNote(id: s.photos[photoID]!.notes[i].id, author: user,
                                                           x: box[0], y: box[1], w: box[2], h: box[3], text: text)
                 s.touch([photoID], now: call.now)
@@ -38,7 +38,7 @@ struct PhotoAnnotationsHandlers: MethodGroup {
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 let (photoID, i) = try s.note(call.string("note_id"))
                 let photo = s.photos[photoID]!
-                guard photo.notes[i].author == user || photo.owner == user else { throw APIFailure(2, "User cannot delete note") }
+                guard photo.notes[i].author == user || photo.owner == user else { throw APIFailure(.userCannotDeleteNote, "User cannot delete note") }
                 s.photos[photoID]!.notes.remove(at: i)
                 s.touch([photoID], now: call.now)
             }
@@ -48,13 +48,13 @@ struct PhotoAnnotationsHandlers: MethodGroup {
             let user = try call.requireUser()
             let coords = ["person_x", "person_y", "person_w", "person_h"]
             let given = coords.filter { call.string($0) != nil }.count
-            guard given == 0 || given == 4 else { throw APIFailure(6, "Some co-ordinate paramters were blank") }
-            let box = given == 4 ? try call.box(coords, or: APIFailure(6, "Some co-ordinate paramters were blank")) : nil
+            guard given == 0 || given == 4 else { throw APIFailure(.someCoOrdinateParamtersWereBlank, "Some co-ordinate paramters were blank") }
+            let box = given == 4 ? try call.box(coords, or: APIFailure(.someCoOrdinateParamtersWereBlank, "Some co-ordinate paramters were blank")) : nil
             try store.update { (s: inout SandboxState) throws(APIFailure) in
-                guard let person = s.resolveUser(call.string("user_id") ?? "") else { throw APIFailure(1, "Person not found") }
-                let photo = try s.annotatablePhoto(call.string("photo_id"), caller: user, code: 2)
-                guard photo.owner == user || person.nsid == user else { throw APIFailure(4, "User cannot add people to that photo") }
-                guard photo.isPublic || photo.owner == user else { throw APIFailure(7, "Can't add that person to a non-public photo") }
+                guard let person = s.resolveUser(call.string("user_id") ?? "") else { throw APIFailure(.personNotFound, "Person not found") }
+                let photo = try s.annotatablePhoto(call.string("photo_id"), caller: user, code: .photoNotFoundCode2)
+                guard photo.owner == user || person.nsid == user else { throw APIFailure(.userCannotAddPeopleToThatPhoto, "User cannot add people to that photo") }
+                guard photo.isPublic || photo.owner == user else { throw APIFailure(.cantAddThatPersonToANonPublicPhoto, "Can't add that person to a non-public photo") }
                 if let i = photo.people.firstIndex(where: { $0.user == person.nsid }) {
                     if let box { s.photos[photo.id]!.people[i].box = box }
                 } else {
@@ -70,7 +70,7 @@ struct PhotoAnnotationsHandlers: MethodGroup {
                 let (photo, i) = try s.personTag(call, caller: user)
                 let tag = photo.people[i]
                 guard photo.owner == user || tag.user == user || tag.addedBy == user else {
-                    throw APIFailure(3, "User cannot remove that person")
+                    throw APIFailure(.userCannotRemoveThatPerson, "User cannot remove that person")
                 }
                 s.photos[photo.id]!.people.remove(at: i)
                 s.touch([photo.id], now: call.now)
@@ -80,12 +80,12 @@ struct PhotoAnnotationsHandlers: MethodGroup {
         "flickr.photos.people.editCoords": { store, call in
             let user = try call.requireUser()
             let coords = ["person_x", "person_y", "person_w", "person_h"]
-            guard coords.contains(where: { call.string($0) != nil }) else { throw APIFailure(5, "No co-ordinates given") }
-            let box = try call.box(coords, or: APIFailure(4, "Some co-ordinate paramters were blank"))
+            guard coords.contains(where: { call.string($0) != nil }) else { throw APIFailure(.noCoOrdinatesGiven, "No co-ordinates given") }
+            let box = try call.box(coords, or: APIFailure(.someCoOrdinateParamtersWereBlankCode4, "Some co-ordinate paramters were blank"))
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 let (photo, i) = try s.personTag(call, caller: user)
                 guard photo.owner == user || photo.people[i].addedBy == user else {
-                    throw APIFailure(3, "User cannot edit that person in that photo")
+                    throw APIFailure(.userCannotEditThatPersonInThatPhoto, "User cannot edit that person in that photo")
                 }
                 s.photos[photo.id]!.people[i].box = box
                 s.touch([photo.id], now: call.now)
@@ -97,7 +97,7 @@ struct PhotoAnnotationsHandlers: MethodGroup {
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 let (photo, i) = try s.personTag(call, caller: user)
                 guard photo.owner == user || photo.people[i].addedBy == user || photo.people[i].user == user else {
-                    throw APIFailure(3, "User cannot edit that person in that photo")
+                    throw APIFailure(.userCannotEditThatPersonInThatPhoto, "User cannot edit that person in that photo")
                 }
                 s.photos[photo.id]!.people[i].box = nil
                 s.touch([photo.id], now: call.now)
@@ -121,12 +121,12 @@ struct PhotoAnnotationsHandlers: MethodGroup {
         },
         "flickr.photos.suggestions.suggestLocation": { store, call in
             let user = try call.requireUser()
-            let lat = try call.double("lat", or: APIFailure(3, "Not a valid latitude."))
-            let lon = try call.double("lon", or: APIFailure(4, "Not a valid longitude."))
-            guard (-90...90).contains(lat), (-180...180).contains(lon) else { throw APIFailure(3, "Not a valid latitude.") }
+            let lat = try call.double("lat", or: APIFailure(.notAValidLatitude, "Not a valid latitude."))
+            let lon = try call.double("lon", or: APIFailure(.notAValidLongitude, "Not a valid longitude."))
+            guard (-90...90).contains(lat), (-180...180).contains(lon) else { throw APIFailure(.notAValidLatitude, "Not a valid latitude.") }
             let id = try store.update { (s: inout SandboxState) throws(APIFailure) -> String in
                 let photo = try s.annotatablePhoto(call.string("photo_id"), caller: user)
-                guard photo.owner != user else { throw APIFailure(2, "You cannot suggest a location for your own photo") }
+                guard photo.owner != user else { throw APIFailure(.youCannotSuggestALocationForYourOwnPhoto, "You cannot suggest a location for your own photo") }
                 let id = s.community.newNumber()
                 s.photos[photo.id]!.suggestions.append(SandboxSuggestion(
                     id: id, photo: photo.id, suggestedBy: user, latitude: lat, longitude: lon,
@@ -146,7 +146,7 @@ struct PhotoAnnotationsHandlers: MethodGroup {
             let user = try call.requireUser()
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 let (photoID, i) = try s.suggestion(call.string("suggestion_id"))
-                guard s.photos[photoID]!.suggestions[i].suggestedBy == user else { throw APIFailure(1, "Suggestion not found") }
+                guard s.photos[photoID]!.suggestions[i].suggestedBy == user else { throw APIFailure(.suggestionNotFound, "Suggestion not found") }
                 s.photos[photoID]!.suggestions.remove(at: i)
             }
             return .empty
@@ -182,7 +182,7 @@ struct PhotoAnnotationsHandlers: MethodGroup {
         let user = try call.requireUser()
         try store.update { (s: inout SandboxState) throws(APIFailure) in
             let (photoID, i) = try s.suggestion(call.string("suggestion_id"))
-            guard s.photos[photoID]!.owner == user else { throw APIFailure(1, "Suggestion not found") }
+            guard s.photos[photoID]!.owner == user else { throw APIFailure(.suggestionNotFound, "Suggestion not found") }
             s.photos[photoID]!.suggestions[i].status = status
             if status == 1 {
                 let x = s.photos[photoID]!.suggestions[i]

@@ -10,8 +10,8 @@ struct PhotoReadsHandlers: MethodGroup {
         "flickr.photos.getWithoutGeoData": { store, call in try PhotoReadsHandlers.ownPhotoList(store, call) { $0.geo == nil } },
         "flickr.photos.recentlyUpdated": { store, call in
             let user = try call.requireUser()
-            guard let raw = call.string("min_date") else { throw APIFailure(1, "Required argument missing.") }
-            guard let minDate = SandboxDates.parse(raw) else { throw APIFailure(2, "Not a valid date") }
+            guard let raw = call.string("min_date") else { throw APIFailure(.requiredArgumentMissing, "Required argument missing.") }
+            guard let minDate = SandboxDates.parse(raw) else { throw APIFailure(.notAValidDate, "Not a valid date") }
             return store.read { s in
                 let photos = s.photos.values.filter { $0.owner == user && $0.lastUpdate >= minDate }
                     .sorted { ($0.lastUpdate, $0.id) > ($1.lastUpdate, $1.id) }
@@ -25,7 +25,7 @@ struct PhotoReadsHandlers: MethodGroup {
             let taken = call.string("taken_dates") != nil && call.string("dates") == nil
             let bounds = (call.string("dates") ?? call.string("taken_dates") ?? "").split(separator: ",")
                 .compactMap { SandboxDates.parse(String($0)) }.sorted()
-            guard bounds.count >= 2 else { throw APIFailure(1, "No dates specified") }
+            guard bounds.count >= 2 else { throw APIFailure(.noDatesSpecified, "No dates specified") }
             return store.read { s in
                 let times = s.photos.values.filter { $0.owner == user }.map {
                     taken ? (SandboxDates.parse($0.dateTaken) ?? $0.datePosted) : $0.datePosted
@@ -50,7 +50,7 @@ struct PhotoReadsHandlers: MethodGroup {
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let photo = try s.visiblePhoto(call.string("photo_id"), caller: call.caller.user, message: "Photo not found")
                 let set = s.photosets[try s.photosetIndex(call.string("photoset_id"))]
-                guard set.photos.contains(photo.id) else { throw APIFailure(2, "Photo not in set") }
+                guard set.photos.contains(photo.id) else { throw APIFailure(.photoNotInSet, "Photo not in set") }
                 let members = set.photos.compactMap { s.photos[$0] }.filter { s.canSee($0, caller: call.caller.user) }
                 return .nodes(PhotoReadsHandlers.context(of: photo.id, in: members, state: s, call: call))
             }
@@ -89,8 +89,8 @@ struct PhotoReadsHandlers: MethodGroup {
         "flickr.people.getPhotosOf": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 guard let person = try s.userArgument(call.string("user_id"), caller: call.caller.user,
-                                                      failure: APIFailure(1, "User not found")) else {
-                    throw APIFailure(1, "User not found")
+                                                      failure: APIFailure(.userNotFound, "User not found")) else {
+                    throw APIFailure(.userNotFound, "User not found")
                 }
                 var query = PhotoQuery(call)
                 query.sort = "date-posted-desc"

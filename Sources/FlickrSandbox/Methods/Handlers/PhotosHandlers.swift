@@ -16,7 +16,7 @@ struct PhotosHandlers: MethodGroup {
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let photo = try s.visiblePhoto(call.string("photo_id"), caller: call.caller.user)
                 if let secret = call.string("secret"), secret != photo.secret {
-                    throw APIFailure(1, "Photo \"\(photo.id)\" not found (invalid ID)")
+                    throw APIFailure(.photoNotFoundInvalidID, "Photo \"\(photo.id)\" not found (invalid ID)")
                 }
                 return .nodes([PhotosHandlers.infoElement(photo, state: s, call: call)])
             }
@@ -42,12 +42,12 @@ struct PhotosHandlers: MethodGroup {
             let user = try call.requireUser()
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 guard let id = call.string("photo_id"), let photo = s.photos[id], s.canSee(photo, caller: user),
-                      photo.owner == user || photo.permAddMeta > 0 else { throw APIFailure(1, "Photo not found") }
-                guard let author = s.user(nsid: user) else { throw APIFailure(1, "Photo not found") }
+                      photo.owner == user || photo.permAddMeta > 0 else { throw APIFailure(.photoNotFound, "Photo not found") }
+                guard let author = s.user(nsid: user) else { throw APIFailure(.photoNotFound, "Photo not found") }
                 let existing = Set(photo.tags.map(\.clean))
                 let fresh = TagString.parse(call.params["tags"] ?? "").filter { !existing.contains(TagString.clean($0)) }
                 guard photo.tags.count + fresh.count <= SandboxLimits.tagsPerPhoto else {
-                    throw APIFailure(2, "Maximum number of tags reached")
+                    throw APIFailure(.maximumNumberOfTagsReached, "Maximum number of tags reached")
                 }
                 var updated = photo
                 for raw in fresh { updated.tags.append(s.makeTag(raw: raw, author: author, photoID: id)) }
@@ -60,12 +60,12 @@ struct PhotosHandlers: MethodGroup {
             let user = try call.requireUser()
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 var photo = try s.ownedPhoto(call.string("photo_id"), caller: user)
-                guard let author = s.user(nsid: user) else { throw APIFailure(1, "Photo not found") }
+                guard let author = s.user(nsid: user) else { throw APIFailure(.photoNotFound, "Photo not found") }
                 let others = photo.tags.filter { $0.author != user }
                 let otherCleans = Set(others.map(\.clean))
                 let mine = TagString.parse(call.params["tags"] ?? "").filter { !otherCleans.contains(TagString.clean($0)) }
                 guard others.count + mine.count <= SandboxLimits.tagsPerPhoto else {
-                    throw APIFailure(2, "Maximum number of tags reached")
+                    throw APIFailure(.maximumNumberOfTagsReached, "Maximum number of tags reached")
                 }
                 var kept: [SandboxTag] = []
                 var ownIndex = 0
@@ -103,14 +103,14 @@ struct PhotosHandlers: MethodGroup {
                     s.photos[id] = photo
                     return
                 }
-                throw APIFailure(1, "Tag not found")
+                throw APIFailure(.tagNotFound, "Tag not found")
             }
             return .empty
         },
         "flickr.photos.setMeta": { store, call in
             let user = try call.requireUser()
             guard call.params["title"] != nil || call.params["description"] != nil else {
-                throw APIFailure(2, "At least one of title or description must be set")
+                throw APIFailure(.atLeastOneOfTitleOrDescriptionMustBeSet, "At least one of title or description must be set")
             }
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 var photo = try s.ownedPhoto(call.string("photo_id"), caller: user)
@@ -186,14 +186,14 @@ struct PhotosHandlers: MethodGroup {
         try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
             var query = PhotoQuery(call)
             if let owner = try s.userArgument(call.string("user_id"), caller: call.caller.user,
-                                              failure: APIFailure(2, "Unknown user")) {
+                                              failure: APIFailure(.unknownUser, "Unknown user")) {
                 query.owner = owner.nsid
             }
-            if query.tagModeAll, query.tags.count > 20 { throw APIFailure(1, "Too many tags in ALL query") }
+            if query.tagModeAll, query.tags.count > 20 { throw APIFailure(.tooManyTagsInAllQuery, "Too many tags in ALL query") }
             if !query.machineTags.isEmpty,
-               !query.machineTags.allSatisfy({ $0.contains(":") }) { throw APIFailure(11, "No valid machine tags") }
+               !query.machineTags.allSatisfy({ $0.contains(":") }) { throw APIFailure(.noValidMachineTags, "No valid machine tags") }
             guard query.hasCriteria || call.string("media") != nil || call.string("privacy_filter") != nil else {
-                throw APIFailure(3, "Parameterless searches have been disabled. Please use flickr.photos.getRecent instead.")
+                throw APIFailure(.parameterlessSearchesHaveBeenDisabled, "Parameterless searches have been disabled. Please use flickr.photos.getRecent instead.")
             }
             let caller = call.caller.user
             let table = s.photos

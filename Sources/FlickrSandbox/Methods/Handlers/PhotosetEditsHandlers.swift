@@ -8,14 +8,14 @@ struct PhotosetEditsHandlers: MethodGroup {
         "flickr.photosets.editPhotos": { store, call in
             let user = try call.requireUser()
             let ids = call.list("photo_ids")
-            guard !ids.isEmpty else { throw APIFailure(5, "Empty photos list") }
+            guard !ids.isEmpty else { throw APIFailure(.emptyPhotosList, "Empty photos list") }
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 let i = try s.photosetIndex(call.string("photoset_id"), ownedBy: user)
-                for id in ids where s.photos[id]?.owner != user { throw APIFailure(2, "Photo not found") }
+                for id in ids where s.photos[id]?.owner != user { throw APIFailure(.photoNotFoundCode2, "Photo not found") }
                 guard let primary = call.string("primary_photo_id"), s.photos[primary]?.owner == user else {
-                    throw APIFailure(3, "Primary photo not found")
+                    throw APIFailure(.primaryPhotoNotFound, "Primary photo not found")
                 }
-                guard ids.contains(primary) else { throw APIFailure(4, "Primary photo not in list") }
+                guard ids.contains(primary) else { throw APIFailure(.primaryPhotoNotInListCode4, "Primary photo not in list") }
                 var unique: [String] = []
                 for id in ids where !unique.contains(id) { unique.append(id) }
                 let changed = Set(s.photosets[i].photos).symmetricDifference(unique)
@@ -31,7 +31,7 @@ struct PhotosetEditsHandlers: MethodGroup {
             let ids = call.list("photo_ids")
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 let i = try s.photosetIndex(call.string("photoset_id"), ownedBy: user)
-                for id in ids where !s.photosets[i].photos.contains(id) { throw APIFailure(2, "Photo not found") }
+                for id in ids where !s.photosets[i].photos.contains(id) { throw APIFailure(.photoNotFoundCode2, "Photo not found") }
                 let setID = s.photosets[i].id
                 s.photosets[i].photos.removeAll { ids.contains($0) }
                 s.photosets[i].dateUpdate = call.now
@@ -51,7 +51,7 @@ struct PhotosetEditsHandlers: MethodGroup {
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 let i = try s.photosetIndex(call.string("photoset_id"), ownedBy: user)
                 let members = s.photosets[i].photos
-                for id in ids where !members.contains(id) { throw APIFailure(2, "Photo not found") }
+                for id in ids where !members.contains(id) { throw APIFailure(.photoNotFoundCode2, "Photo not found") }
                 // The listed photos first, in that order; the others keep their order after them.
                 var order: [String] = []
                 for id in ids where !order.contains(id) { order.append(id) }
@@ -64,7 +64,7 @@ struct PhotosetEditsHandlers: MethodGroup {
             let user = try call.requireUser()
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 let i = try s.photosetIndex(call.string("photoset_id"), ownedBy: user)
-                guard let id = call.string("photo_id"), s.photosets[i].photos.contains(id) else { throw APIFailure(2, "Photo not found") }
+                guard let id = call.string("photo_id"), s.photosets[i].photos.contains(id) else { throw APIFailure(.photoNotFoundCode2, "Photo not found") }
                 s.photosets[i].primary = id
                 s.photosets[i].dateUpdate = call.now
             }
@@ -75,7 +75,7 @@ struct PhotosetEditsHandlers: MethodGroup {
             let ids = call.list("photoset_ids")
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 for id in ids where !s.photosets.contains(where: { $0.id == id && $0.owner == user }) {
-                    throw APIFailure(1, "Set not found")
+                    throw APIFailure(.setNotFound, "Set not found")
                 }
                 // The caller's sets take the listed order (unlisted ones follow, in their order);
                 // other users' sets keep their places.

@@ -6,8 +6,8 @@ struct PhotosetsHandlers: MethodGroup {
         "flickr.photosets.getList": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let user = try s.userArgument(call.string("user_id"), caller: call.caller.user,
-                                              failure: APIFailure(1, "User not found"))
-                guard let nsid = user?.nsid ?? call.caller.user else { throw APIFailure(1, "User not found") }
+                                              failure: APIFailure(.userNotFound, "User not found"))
+                guard let nsid = user?.nsid ?? call.caller.user else { throw APIFailure(.userNotFound, "User not found") }
                 let sets = s.photosets.filter { $0.owner == nsid }
                 let perPage = min(max(call.int("per_page") ?? 500, 1), 500)
                 let page = max(1, call.int("page") ?? 1)
@@ -28,7 +28,7 @@ struct PhotosetsHandlers: MethodGroup {
         "flickr.photosets.getPhotos": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let set = s.photosets[try s.photosetIndex(call.string("photoset_id"))]
-                if let u = call.string("user_id"), u != "me", s.resolveUser(u) == nil { throw APIFailure(2, "User not found") }
+                if let u = call.string("user_id"), u != "me", s.resolveUser(u) == nil { throw APIFailure(.userNotFoundCode2, "User not found") }
                 var query = PhotoQuery(call)
                 query.sort = ""
                 let photos = set.photos.compactMap { s.photos[$0] }.filter {
@@ -49,9 +49,9 @@ struct PhotosetsHandlers: MethodGroup {
         },
         "flickr.photosets.create": { store, call in
             let user = try call.requireUser()
-            guard let title = call.string("title") else { throw APIFailure(1, "No title specified") }
+            guard let title = call.string("title") else { throw APIFailure(.noTitleSpecified, "No title specified") }
             let set = try store.update { (s: inout SandboxState) throws(APIFailure) -> SandboxPhotoset in
-                let primary = try s.ownedPhoto(call.string("primary_photo_id"), caller: user, code: 2)
+                let primary = try s.ownedPhoto(call.string("primary_photo_id"), caller: user, code: .photoNotFoundCode2)
                 let set = SandboxPhotoset(
                     id: String(72_157_600_000_000_000 + s.nextPhotosetID), owner: user, title: title,
                     description: call.params["description"] ?? "", primary: primary.id, photos: [primary.id],
@@ -78,8 +78,8 @@ struct PhotosetsHandlers: MethodGroup {
             let user = try call.requireUser()
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 let i = try s.photosetIndex(call.string("photoset_id"), ownedBy: user)
-                let photo = try s.ownedPhoto(call.string("photo_id"), caller: user, code: 2)
-                guard !s.photosets[i].photos.contains(photo.id) else { throw APIFailure(3, "Photo already in set") }
+                let photo = try s.ownedPhoto(call.string("photo_id"), caller: user, code: .photoNotFoundCode2)
+                guard !s.photosets[i].photos.contains(photo.id) else { throw APIFailure(.photoAlreadyInSet, "Photo already in set") }
                 s.photosets[i].photos.append(photo.id)
                 s.photosets[i].dateUpdate = call.now
                 s.touch([photo.id], now: call.now)
@@ -90,8 +90,8 @@ struct PhotosetsHandlers: MethodGroup {
             let user = try call.requireUser()
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 let i = try s.photosetIndex(call.string("photoset_id"), ownedBy: user)
-                let photo = try s.ownedPhoto(call.string("photo_id"), caller: user, code: 2)
-                guard let at = s.photosets[i].photos.firstIndex(of: photo.id) else { throw APIFailure(3, "Photo not in set") }
+                let photo = try s.ownedPhoto(call.string("photo_id"), caller: user, code: .photoNotFoundCode2)
+                guard let at = s.photosets[i].photos.firstIndex(of: photo.id) else { throw APIFailure(.photoNotInSetCode3, "Photo not in set") }
                 s.photosets[i].photos.remove(at: at)
                 s.photosets[i].dateUpdate = call.now
                 s.touch([photo.id], now: call.now)
@@ -105,7 +105,7 @@ struct PhotosetsHandlers: MethodGroup {
         },
         "flickr.photosets.editMeta": { store, call in
             let user = try call.requireUser()
-            guard let title = call.string("title") else { throw APIFailure(2, "No title specified") }
+            guard let title = call.string("title") else { throw APIFailure(.noTitleSpecifiedCode2, "No title specified") }
             try store.update { (s: inout SandboxState) throws(APIFailure) in
                 let i = try s.photosetIndex(call.string("photoset_id"), ownedBy: user)
                 s.photosets[i].title = title

@@ -8,7 +8,7 @@ struct ReflectionHandlers: MethodGroup {
         },
         "flickr.reflection.getMethodInfo": { _, call in
             let name = call.string("method_name") ?? ""
-            guard let m = MethodCatalog.shared.method(name), m.name == name else { throw APIFailure(1, "Method not found") }
+            guard let m = MethodCatalog.shared.method(name), m.name == name else { throw APIFailure(.methodNotFoundCode1, "Method not found") }
             let permsCode: Int = switch m.perms {
             case .none: 0
             case .read: 1
@@ -43,7 +43,7 @@ struct ReflectionHandlers: MethodGroup {
                 candidate = PercentEncoding.decode(parts[i + 1])
             }
             guard let candidate, let user = store.read({ $0.resolveUser(candidate) }) else {
-                throw APIFailure(1, "User not found")
+                throw APIFailure(.userNotFound, "User not found")
             }
             return .nodes([XMLNode("user", [("id", .string(user.nsid))], children: [.text("username", user.username)])])
         },

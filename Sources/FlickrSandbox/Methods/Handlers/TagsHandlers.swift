@@ -19,8 +19,8 @@ struct TagsHandlers: MethodGroup {
         "flickr.tags.getListUser": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let user = try s.userArgument(call.string("user_id"), caller: call.caller.user,
-                                              failure: APIFailure(1, "User not found"))
-                guard let nsid = user?.nsid ?? call.caller.user else { throw APIFailure(1, "User not found") }
+                                              failure: APIFailure(.userNotFound, "User not found"))
+                guard let nsid = user?.nsid ?? call.caller.user else { throw APIFailure(.userNotFound, "User not found") }
                 var cleans: [String] = []
                 var seen = Set<String>()
                 for photo in s.photos.values where photo.owner == nsid && s.canSee(photo, caller: call.caller.user) {

@@ -22,7 +22,7 @@ struct TestAndAuthHandlers: MethodGroup {
                     return nil
                 }
                 return (t, u)
-            }) else { throw APIFailure(98, "Invalid token") }
+            }) else { throw APIFailure(.loginFailed, "Invalid token") }
             return .nodes([XMLNode("oauth", children: [
                 .text("token", token.token), .text("perms", token.perms.rawValue),
                 XMLNode("user", [("nsid", .string(user.nsid)), ("username", .string(user.username)),
@@ -31,10 +31,10 @@ struct TestAndAuthHandlers: MethodGroup {
         },
         "flickr.auth.oauth.getAccessToken": { store, call in
             guard call.caller.scheme == .legacy, let legacy = call.caller.token else {
-                throw APIFailure(98, "Invalid auth token")
+                throw APIFailure(.loginFailed, "Invalid auth token")
             }
             let token = try store.update { (s: inout SandboxState) throws(APIFailure) -> SandboxToken in
-                guard let old = s.tokens.removeValue(forKey: legacy) else { throw APIFailure(98, "Invalid auth token") }
+                guard let old = s.tokens.removeValue(forKey: legacy) else { throw APIFailure(.loginFailed, "Invalid auth token") }
                 let t = SandboxToken(token: SandboxIDs.token(), secret: SandboxIDs.hex(16), kind: .access, user: old.user,
                                      perms: old.perms, callback: nil, verifier: nil)
                 s.tokens[t.token] = t
@@ -52,7 +52,7 @@ struct TestAndAuthHandlers: MethodGroup {
         "flickr.auth.getToken": { store, call in
             let frob = call.string("frob") ?? ""
             let token = try store.update { (s: inout SandboxState) throws(APIFailure) -> SandboxToken in
-                guard let f = s.frobs[frob], let user = f.user else { throw APIFailure(108, "Invalid frob") }
+                guard let f = s.frobs[frob], let user = f.user else { throw APIFailure(.invalidFrob, "Invalid frob") }
                 s.frobs[frob] = nil
                 let t = SandboxToken(token: "72157" + SandboxIDs.digits(12) + "-" + SandboxIDs.hex(16), secret: "",
                                      kind: .legacy, user: user, perms: f.perms, callback: nil, verifier: nil)
@@ -64,7 +64,7 @@ struct TestAndAuthHandlers: MethodGroup {
         "flickr.auth.checkToken": { store, call in
             let tokenString = call.string("auth_token") ?? ""
             guard let token = store.read({ $0.tokens[tokenString] }), token.kind == .legacy else {
-                throw APIFailure(98, "Invalid auth token")
+                throw APIFailure(.loginFailed, "Invalid auth token")
             }
             return .nodes([TestAndAuthHandlers.authElement(store, token)])
         },

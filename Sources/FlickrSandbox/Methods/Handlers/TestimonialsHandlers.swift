@@ -8,13 +8,13 @@ struct TestimonialsHandlers: MethodGroup {
         var table: [String: MethodHandler] = [
             "flickr.testimonials.addTestimonial": { store, call in
                 let user = try call.requireUser()
-                guard let text = call.string("testimonial_text") else { throw APIFailure(2, "Unable to save testimonial") }
+                guard let text = call.string("testimonial_text") else { throw APIFailure(.unableToSaveTestimonial, "Unable to save testimonial") }
                 let t = try store.update { (s: inout SandboxState) throws(APIFailure) -> SandboxTestimonial in
                     guard let about = s.resolveUser(call.string("user_id") ?? ""), about.nsid != user else {
-                        throw APIFailure(1, "Invalid NSID provided")
+                        throw APIFailure(.invalidNSIDProvided, "Invalid NSID provided")
                     }
                     guard !s.community.testimonials.contains(where: { $0.by == user && $0.about == about.nsid }) else {
-                        throw APIFailure(4, "Testimonial already written for this user")
+                        throw APIFailure(.testimonialAlreadyWrittenForThisUser, "Testimonial already written for this user")
                     }
                     let t = SandboxTestimonial(id: s.community.newNumber(), by: user, about: about.nsid, body: text,
                                                dateCreate: call.now, dateApproved: 0, approved: false)
@@ -27,7 +27,7 @@ struct TestimonialsHandlers: MethodGroup {
                 let user = try call.requireUser()
                 try store.update { (s: inout SandboxState) throws(APIFailure) in
                     let i = try s.testimonialIndex(call.string("testimonial_id")) { $0.about == user }
-                    guard !s.community.testimonials[i].approved else { throw APIFailure(3, "Testimonial already approved") }
+                    guard !s.community.testimonials[i].approved else { throw APIFailure(.testimonialAlreadyApproved, "Testimonial already approved") }
                     s.community.testimonials[i].approved = true
                     s.community.testimonials[i].dateApproved = call.now
                 }
@@ -43,9 +43,9 @@ struct TestimonialsHandlers: MethodGroup {
             },
             "flickr.testimonials.editTestimonial": { store, call in
                 let user = try call.requireUser()
-                guard let text = call.string("testimonial_text") else { throw APIFailure(4, "Unable to save testimonial") }
+                guard let text = call.string("testimonial_text") else { throw APIFailure(.unableToSaveTestimonialCode4, "Unable to save testimonial") }
                 try store.update { (s: inout SandboxState) throws(APIFailure) in
-                    guard let about = s.resolveUser(call.string("user_id") ?? "") else { throw APIFailure(1, "Invalid NSID provided") }
+                    guard let about = s.resolveUser(call.string("user_id") ?? "") else { throw APIFailure(.invalidNSIDProvided, "Invalid NSID provided") }
                     let i = try s.testimonialIndex(call.string("testimonial_id")) { $0.by == user && $0.about == about.nsid }
                     // An edited testimonial waits for approval again, as on Flickr.
                     s.community.testimonials[i].body = text
@@ -56,12 +56,12 @@ struct TestimonialsHandlers: MethodGroup {
             },
             "flickr.blogs.postPhoto": { store, call in
                 let user = try call.requireUser()
-                guard let title = call.string("title") else { throw APIFailure(4, "Blog post failed") }
+                guard let title = call.string("title") else { throw APIFailure(.blogPostFailed, "Blog post failed") }
                 try store.update { (s: inout SandboxState) throws(APIFailure) in
                     guard let id = call.string("photo_id"), let photo = s.photos[id], s.canSee(photo, caller: user) else {
-                        throw APIFailure(2, "Photo not found")
+                        throw APIFailure(.photoNotFoundCode2, "Photo not found")
                     }
-                    guard call.string("blog_id") != nil || call.string("service") != nil else { throw APIFailure(1, "Blog not found") }
+                    guard call.string("blog_id") != nil || call.string("service") != nil else { throw APIFailure(.blogNotFound, "Blog not found") }
                     s.community.blogPosts.append(SandboxBlogPost(
                         user: user, photo: id, blogID: call.string("blog_id"), service: call.string("service"), title: title,
                         description: call.params["description"] ?? "", date: call.now))
@@ -80,7 +80,7 @@ struct TestimonialsHandlers: MethodGroup {
                 try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                     let subject: String
                     if approved == true, let u = call.string("user_id") {
-                        guard let found = s.resolveUser(u) else { throw APIFailure(1, "Invalid NSID provided") }
+                        guard let found = s.resolveUser(u) else { throw APIFailure(.invalidNSIDProvided, "Invalid NSID provided") }
                         subject = found.nsid
                     } else {
                         subject = try call.requireUser()
@@ -98,7 +98,7 @@ struct TestimonialsHandlers: MethodGroup {
             table["flickr.testimonials." + name] = { store, call in
                 let me = try call.requireUser()
                 return try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
-                    guard let author = s.resolveUser(call.string("user_id") ?? "") else { throw APIFailure(1, "Invalid NSID provided") }
+                    guard let author = s.resolveUser(call.string("user_id") ?? "") else { throw APIFailure(.invalidNSIDProvided, "Invalid NSID provided") }
                     let list = s.community.testimonials.filter {
                         $0.about == me && $0.by == author.nsid && (approved == nil || $0.approved == approved)
                     }

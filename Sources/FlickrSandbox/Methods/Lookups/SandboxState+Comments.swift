@@ -9,8 +9,8 @@ extension SandboxState {
     /// The photo and index of a photo comment: `2 Comment not found.` otherwise.
     func photoComment(_ id: String?) throws(APIFailure) -> (String, Int) {
         let parts = id?.split(separator: "-") ?? []
-        guard let id, parts.count == 3, let photo = photos[String(parts[1])] else { throw APIFailure(2, "Comment not found.") }
-        guard let i = photo.comments.firstIndex(where: { $0.id == id }) else { throw APIFailure(2, "Comment not found.") }
+        guard let id, parts.count == 3, let photo = photos[String(parts[1])] else { throw APIFailure(.commentNotFound, "Comment not found.") }
+        guard let i = photo.comments.firstIndex(where: { $0.id == id }) else { throw APIFailure(.commentNotFound, "Comment not found.") }
         return (photo.id, i)
     }
 
@@ -18,7 +18,7 @@ extension SandboxState {
     func setComment(_ id: String?) throws(APIFailure) -> (String, Int) {
         let parts = id?.split(separator: "-") ?? []
         guard let id, parts.count == 3, let list = community.setComments[String(parts[1])],
-              let i = list.firstIndex(where: { $0.id == id }) else { throw APIFailure(2, "Comment not found.") }
+              let i = list.firstIndex(where: { $0.id == id }) else { throw APIFailure(.commentNotFound, "Comment not found.") }
         return (String(parts[1]), i)
     }
 }

@@ -8,7 +8,7 @@ extension SandboxState {
     }
 
     /// A photo the caller may see and annotate (comments, notes, people): error `code` otherwise.
-    func annotatablePhoto(_ id: String?, caller: String, code: Int = 1, message: String = "Photo not found") throws(APIFailure) -> SandboxPhoto {
+    func annotatablePhoto(_ id: String?, caller: String, code: FlickrErrorCode = .photoNotFound, message: String = "Photo not found") throws(APIFailure) -> SandboxPhoto {
         guard let id, let photo = photos[id], canSee(photo, caller: caller) else { throw APIFailure(code, message) }
         return photo
     }

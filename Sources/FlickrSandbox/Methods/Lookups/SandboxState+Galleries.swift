@@ -6,7 +6,7 @@ extension SandboxState {
 
     /// The gallery `id`, or `1 Invalid gallery ID`.
     func gallery(_ id: String?) throws(APIFailure) -> SandboxGallery {
-        guard let id, let g = community.galleries.first(where: { $0.id == id }) else { throw APIFailure(1, "Invalid gallery ID") }
+        guard let id, let g = community.galleries.first(where: { $0.id == id }) else { throw APIFailure(.invalidGalleryID, "Invalid gallery ID") }
         return g
     }
 }
