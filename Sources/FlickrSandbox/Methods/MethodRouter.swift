@@ -13,11 +13,12 @@ struct MethodRouter: Sendable {
         var router = MethodRouter()
         // Every namespace the sandbox models.
         let groups: [any MethodGroup.Type] = [
-            TestAndAuthHandlers.self, ReflectionHandlers.self, PeopleHandlers.self, PhotosHandlers.self, TagsHandlers.self,
-            PhotosetsHandlers.self, FavoritesHandlers.self, PhotoEditsHandlers.self, PhotoReadsHandlers.self,
-            PhotoGeoHandlers.self, CommentsHandlers.self, PhotoAnnotationsHandlers.self, PhotosetEditsHandlers.self,
-            GalleriesHandlers.self, GroupsHandlers.self, GroupDiscussionsHandlers.self, TestimonialsHandlers.self,
-            DiscoveryHandlers.self,
+            TestHandlers.self, AuthHandlers.self, ReflectionHandlers.self, PeopleHandlers.self, PhotosHandlers.self,
+            PhotosCommentsHandlers.self, PhotosGeoHandlers.self, PhotosNotesHandlers.self, PhotosPeopleHandlers.self,
+            PhotosSuggestionsHandlers.self, PhotosetsHandlers.self, PhotosetsCommentsHandlers.self, TagsHandlers.self,
+            MachineTagsHandlers.self, FavoritesHandlers.self, GalleriesHandlers.self, GroupsHandlers.self,
+            GroupsDiscussHandlers.self, InterestingnessHandlers.self, StatsHandlers.self, TestimonialsHandlers.self,
+            BlogsHandlers.self, URLsHandlers.self,
         ]
         for group in groups { group.register(on: &router) }
         return router

@@ -80,8 +80,8 @@ struct PhotoExtras: Sendable {
         if has("geo") {
             // Flickr sends zeros for a photo without a (visible) location.
             let geo = photo.geo.flatMap { state.canSeeLocation(of: photo, caller: caller) ? $0 : nil }
-            node.set("latitude", geo.map { .string(PhotoGeoHandlers.degrees($0.latitude)) } ?? .number(0))
-            node.set("longitude", geo.map { .string(PhotoGeoHandlers.degrees($0.longitude)) } ?? .number(0))
+            node.set("latitude", geo.map { .string(PhotosGeoHandlers.degrees($0.latitude)) } ?? .number(0))
+            node.set("longitude", geo.map { .string(PhotosGeoHandlers.degrees($0.longitude)) } ?? .number(0))
             node.set("accuracy", .number(geo?.accuracy ?? 0))
             node.set("context", .number(geo?.context ?? 0))
         }

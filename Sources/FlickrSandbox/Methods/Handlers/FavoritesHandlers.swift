@@ -1,8 +1,32 @@
 import FlickrProtocol
+import Foundation
 
 /// `flickr.favorites.*`: adding, removing and listing favourites.
 struct FavoritesHandlers: MethodGroup {
     static let methods: [String: MethodHandler] = [
+        "flickr.favorites.getPublicList": { store, call in
+            try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
+                guard let user = try s.userArgument(call.string("user_id"), caller: call.caller.user,
+                                                    failure: APIFailure(.userNotFound, "User not found")) else { throw APIFailure(.userNotFound, "User not found") }
+                let faves = s.favorites.filter { $0.user == user.nsid }.sorted { ($0.date, $0.photo) > ($1.date, $1.photo) }
+                let photos = faves.compactMap { s.photos[$0.photo] }.filter(\.isPublic)
+                let dates = Dictionary(faves.map { ($0.photo, $0.date) }, uniquingKeysWith: { a, _ in a })
+                return .nodes([PhotoElements.photoList(photos, call: call, state: s) { p in
+                    [("date_faved", .string(String(dates[p.id] ?? 0)))]
+                }])
+            }
+        },
+        "flickr.favorites.getContext": { store, call in
+            try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
+                let photo = try s.visiblePhoto(call.string("photo_id"), caller: call.caller.user, message: "Photo not found")
+                guard let user = try s.userArgument(call.string("user_id"), caller: call.caller.user,
+                                                    failure: APIFailure(.userNotFoundCode2, "User not found")) else { throw APIFailure(.userNotFoundCode2, "User not found") }
+                let faves = s.favorites.filter { $0.user == user.nsid }.sorted { ($0.date, $0.photo) > ($1.date, $1.photo) }
+                guard faves.contains(where: { $0.photo == photo.id }) else { throw APIFailure(.photoNotAFavorite, "Photo not a favorite") }
+                let list = faves.compactMap { s.photos[$0.photo] }.filter { s.canSee($0, caller: call.caller.user) }
+                return .nodes(PhotosHandlers.context(of: photo.id, in: list, state: s, call: call))
+            }
+        },
         "flickr.favorites.add": { store, call in
             let user = try call.requireUser()
             try store.update { (s: inout SandboxState) throws(APIFailure) in

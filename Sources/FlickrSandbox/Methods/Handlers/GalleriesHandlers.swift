@@ -1,8 +1,7 @@
 import FlickrProtocol
+import Foundation
 
-/// `flickr.galleries.*`.
-///
-/// Galleries: a member's curated lists of other members' public photos.
+/// `flickr.galleries.*`: a member's curated lists of other members' public photos.
 struct GalleriesHandlers: MethodGroup {
     static let methods: [String: MethodHandler] = [
         "flickr.galleries.create": { store, call in

@@ -1,10 +1,24 @@
 import FlickrProtocol
+import Foundation
 
-/// `flickr.groups.*`, `flickr.groups.members.*`, `flickr.groups.pools.*` (and `flickr.people.getGroups`).
-///
-/// Groups: membership, pools, discussions.
+/// `flickr.groups.*`, `flickr.groups.members.*` and `flickr.groups.pools.*`: groups, membership and pools.
 struct GroupsHandlers: MethodGroup {
     static let methods: [String: MethodHandler] = [
+        "flickr.groups.search": { store, call in
+            let text = (call.string("text") ?? "").lowercased()
+            return store.read { s in
+                let found = s.community.groups.filter {
+                    $0.privacy != 1 && ($0.name.lowercased().contains(text) || $0.description.lowercased().contains(text))
+                }
+                let p = call.page(of: found)
+                return .nodes([XMLNode("groups", [
+                    ("page", .number(p.page)), ("pages", .number(p.pages)),
+                    ("perpage", .number(p.perPage)), ("total", .number(found.count)),
+                ], children: p.items.map { g in
+                    XMLNode("group", [("nsid", .string(g.nsid)), ("name", .string(g.name)), ("eighteenplus", .number(0))])
+                }, lists: ["group"])])
+            }
+        },
         "flickr.groups.join": { store, call in
             let user = try call.requireUser()
             try store.update { (s: inout SandboxState) throws(APIFailure) in
@@ -112,20 +126,7 @@ struct GroupsHandlers: MethodGroup {
                 let photo = try s.visiblePhoto(call.string("photo_id"), caller: call.caller.user, message: "Photo not found")
                 guard g.pool.contains(where: { $0.photo == photo.id }) else { throw APIFailure(.photoNotInPool, "Photo not in pool") }
                 let members = g.pool.compactMap { s.photos[$0.photo] }.filter { s.canSee($0, caller: call.caller.user) }
-                return .nodes(PhotoReadsHandlers.context(of: photo.id, in: members, state: s, call: call))
-            }
-        },
-        "flickr.people.getGroups": { store, call in
-            try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
-                guard let person = try s.userArgument(call.string("user_id"), caller: call.caller.user,
-                                                      failure: APIFailure(.userNotFound, "User not found")) else { throw APIFailure(.userNotFound, "User not found") }
-                let groups = s.community.groups.filter { $0.members.contains(person.nsid) }
-                return .nodes([XMLNode("groups", children: groups.map { g in
-                    XMLNode("group", [("nsid", .string(g.nsid)), ("name", .string(g.name)), ("iconfarm", .number(1)),
-                                      ("iconserver", .string("1")), ("admin", .number(g.admins.contains(person.nsid) ? 1 : 0)),
-                                      ("eighteenplus", .number(0)), ("invitation_only", .number(g.privacy == 3 ? 0 : 1)),
-                                      ("members", .number(g.members.count)), ("pool_count", .number(g.pool.count))])
-                }, lists: ["group"])])
+                return .nodes(PhotosHandlers.context(of: photo.id, in: members, state: s, call: call))
             }
         },
         "flickr.groups.getInfo": { store, call in

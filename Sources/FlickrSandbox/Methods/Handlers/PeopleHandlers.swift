@@ -1,8 +1,34 @@
 import FlickrProtocol
+import Foundation
 
-/// `flickr.people.*`: finding users, their info and their photos.
+/// `flickr.people.*`: finding users, their info, photos, groups.
 struct PeopleHandlers: MethodGroup {
     static let methods: [String: MethodHandler] = [
+        "flickr.people.getPublicGroups": { store, call in
+            try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
+                guard let user = try s.userArgument(call.string("user_id"), caller: call.caller.user,
+                                                    failure: APIFailure(.userNotFound, "User not found")) else { throw APIFailure(.userNotFound, "User not found") }
+                let groups = s.community.groups.filter { $0.privacy == 3 && $0.members.contains(user.nsid) }
+                return .nodes([XMLNode("groups", children: groups.map { g in
+                    XMLNode("group", [("nsid", .string(g.nsid)), ("name", .string(g.name)),
+                                      ("admin", .number(g.admins.contains(user.nsid) ? 1 : 0)), ("eighteenplus", .number(0)),
+                                      ("invitation_only", .number(0))])
+                }, lists: ["group"])])
+            }
+        },
+        "flickr.people.getGroups": { store, call in
+            try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
+                guard let person = try s.userArgument(call.string("user_id"), caller: call.caller.user,
+                                                      failure: APIFailure(.userNotFound, "User not found")) else { throw APIFailure(.userNotFound, "User not found") }
+                let groups = s.community.groups.filter { $0.members.contains(person.nsid) }
+                return .nodes([XMLNode("groups", children: groups.map { g in
+                    XMLNode("group", [("nsid", .string(g.nsid)), ("name", .string(g.name)), ("iconfarm", .number(1)),
+                                      ("iconserver", .string("1")), ("admin", .number(g.admins.contains(person.nsid) ? 1 : 0)),
+                                      ("eighteenplus", .number(0)), ("invitation_only", .number(g.privacy == 3 ? 0 : 1)),
+                                      ("members", .number(g.members.count)), ("pool_count", .number(g.pool.count))])
+                }, lists: ["group"])])
+            }
+        },
         "flickr.people.getInfo": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 guard let user = try s.userArgument(call.string("user_id"), caller: call.caller.user,
@@ -66,6 +92,22 @@ struct PeopleHandlers: MethodGroup {
                     XMLNode("videos", [("uploaded", .number(s.photos.values.filter { $0.owner == nsid && $0.media == "video" }.count)),
                                        ("remaining", "lots")]),
                 ])])
+            }
+        },
+        "flickr.people.getPhotosOf": { store, call in
+            try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
+                guard let person = try s.userArgument(call.string("user_id"), caller: call.caller.user,
+                                                      failure: APIFailure(.userNotFound, "User not found")) else {
+                    throw APIFailure(.userNotFound, "User not found")
+                }
+                var query = PhotoQuery(call)
+                query.sort = "date-posted-desc"
+                let photos = s.photos.values.filter { p in
+                    p.people.contains { $0.user == person.nsid } && s.canSee(p, caller: call.caller.user) && query.matches(p)
+                }
+                var list = PhotoElements.photoList(query.sorted(photos), call: call, state: s)
+                list.attributes.append(("has_next_page", .number(0)))
+                return .nodes([list])
             }
         },
     ]

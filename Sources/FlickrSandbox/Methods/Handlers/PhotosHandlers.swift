@@ -1,9 +1,12 @@
 import FlickrProtocol
 import Foundation
 
-/// `flickr.photos.*`: search, recent, info, sizes, tags, delete, `flickr.photos.upload.checkTickets`.
+/// `flickr.photos.*` (with `flickr.photos.licenses.*`, `flickr.photos.transform.*` and `flickr.photos.upload.*`): search, info, sizes, tags, meta, permissions, deletion, edits (`PhotosHandlers+Edits.swift`) and the lists and contexts (`PhotosHandlers+Lists.swift`).
 struct PhotosHandlers: MethodGroup {
-    static let methods: [String: MethodHandler] = [
+    static let methods: [String: MethodHandler] = coreMethods.merging(listsMethods) { a, _ in a }.merging(editsMethods) { a, _ in a }
+
+    /// The core of the namespace.
+    static let coreMethods: [String: MethodHandler] = [
         "flickr.photos.search": { store, call in try PhotosHandlers.search(store, call) },
         "flickr.photos.getRecent": { store, call in
             store.read { s in
@@ -181,6 +184,37 @@ struct PhotosHandlers: MethodGroup {
         },
     ]
 
+    /// A list of the caller's own photos that pass `keep` and the usual filters (dates,
+    /// privacy, media), newest first.
+    static func ownPhotoList(_ store: SandboxStore, _ call: MethodCall, _ keep: @escaping (SandboxPhoto) -> Bool) throws(APIFailure) -> MethodPayload {
+        let user = try call.requireUser()
+        return store.read { s in
+            var query = PhotoQuery(call)
+            query.owner = user
+            let ids = query.search(s.photos, where: keep)
+            return .nodes([PhotoElements.photoList(ids.lazy.map { s.photos[$0]! }, call: call, state: s)])
+        }
+    }
+
+    /// `<prevphoto/>`, `<nextphoto/>` (id 0 at either end) and `<count>` for a photo in an
+    /// ordered list.
+    static func context(of id: String, in list: [SandboxPhoto], state s: SandboxState, call: MethodCall) -> [XMLNode] {
+        let i = list.firstIndex { $0.id == id }
+        func element(_ name: String, _ photo: SandboxPhoto?) -> XMLNode {
+            guard let photo else { return XMLNode(name, [("id", .number(0))]) }
+            return XMLNode(name, [
+                ("id", .string(photo.id)), ("secret", .string(photo.secret)), ("server", .string(photo.server)),
+                ("farm", .number(photo.farm)), ("title", .string(photo.title)),
+                ("url", .string(s.photosURL(for: photo.owner, base: "") + photo.id + "/")),
+                ("thumb", .string(PhotoSize.ladder.first { $0.extrasKey == "t" }?.source(for: photo, base: call.baseURL) ?? "")),
+                ("media", .string(photo.media)),
+            ])
+        }
+        let prev = i.flatMap { $0 > 0 ? list[$0 - 1] : nil }
+        let next = i.flatMap { $0 + 1 < list.count ? list[$0 + 1] : nil }
+        return [.text("count", String(list.count)), element("prevphoto", prev), element("nextphoto", next)]
+    }
+
     /// `flickr.photos.search`.
     static func search(_ store: SandboxStore, _ call: MethodCall) throws(APIFailure) -> MethodPayload {
         try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
@@ -268,7 +302,7 @@ struct PhotosHandlers: MethodGroup {
             ], lists: ["url"]),
         ]
         if let geo = photo.geo, s.canSeeLocation(of: photo, caller: call.caller.user) {
-            children.append(PhotoGeoHandlers.locationElement(geo))
+            children.append(PhotosGeoHandlers.locationElement(geo))
             if isOwner {
                 children.append(XMLNode("geoperms", [
                     ("ispublic", .number(geo.isPublic ? 1 : 0)), ("iscontact", .number(geo.isContact ? 1 : 0)),

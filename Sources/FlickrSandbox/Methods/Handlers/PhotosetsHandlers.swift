@@ -1,8 +1,21 @@
 import FlickrProtocol
+import Foundation
 
-/// `flickr.photosets.*`: lists, info, create, delete, edit meta, order.
+/// `flickr.photosets.*`: sets, their photos and order (the edits of many photos at once in `PhotosetsHandlers+Edits.swift`).
 struct PhotosetsHandlers: MethodGroup {
-    static let methods: [String: MethodHandler] = [
+    static let methods: [String: MethodHandler] = coreMethods.merging(editsMethods) { a, _ in a }
+
+    /// The core of the namespace.
+    static let coreMethods: [String: MethodHandler] = [
+        "flickr.photosets.getContext": { store, call in
+            try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
+                let photo = try s.visiblePhoto(call.string("photo_id"), caller: call.caller.user, message: "Photo not found")
+                let set = s.photosets[try s.photosetIndex(call.string("photoset_id"))]
+                guard set.photos.contains(photo.id) else { throw APIFailure(.photoNotInSet, "Photo not in set") }
+                let members = set.photos.compactMap { s.photos[$0] }.filter { s.canSee($0, caller: call.caller.user) }
+                return .nodes(PhotosHandlers.context(of: photo.id, in: members, state: s, call: call))
+            }
+        },
         "flickr.photosets.getList": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let user = try s.userArgument(call.string("user_id"), caller: call.caller.user,
@@ -39,11 +52,15 @@ struct PhotosetsHandlers: MethodGroup {
                 }
                 let owner = s.user(nsid: set.owner)
                 let paging = list.attributes
-                list.attributes = [
+                var attributes: [(String, XMLNode.Value)] = [
                     ("id", .string(set.id)), ("primary", .string(set.primary)), ("owner", .string(set.owner)),
                     ("ownername", .string(owner?.username ?? "")),
-                ] + paging.filter { $0.0 == "page" } + [("per_page", paging.first { $0.0 == "perpage" }!.1)]
-                    + paging.filter { $0.0 != "page" } + [("title", .string(set.title))]
+                ]
+                attributes += paging.filter { $0.0 == "page" }
+                attributes.append(("per_page", paging.first { $0.0 == "perpage" }!.1))
+                attributes += paging.filter { $0.0 != "page" }
+                attributes.append(("title", .string(set.title)))
+                list.attributes = attributes
                 return .nodes([list])
             }
         },

@@ -1,4 +1,5 @@
 import FlickrProtocol
+import Foundation
 
 /// `flickr.reflection.*`: the catalog about itself.
 struct ReflectionHandlers: MethodGroup {
@@ -32,20 +33,6 @@ struct ReflectionHandlers: MethodGroup {
                 XMLNode("error", [("code", .number($0.code)), ("message", .string($0.message))], text: $0.description)
             }, lists: ["error"])
             return .nodes([method, args, errors])
-        },
-        "flickr.urls.lookupUser": { store, call in
-            let url = call.string("url") ?? ""
-            var path = url
-            if let scheme = path.range(of: "://") { path = String(path[scheme.upperBound...]) }
-            let parts = path.split(separator: "/").map(String.init)
-            var candidate: String?
-            if let i = parts.firstIndex(where: { $0 == "photos" || $0 == "people" }), i + 1 < parts.count {
-                candidate = PercentEncoding.decode(parts[i + 1])
-            }
-            guard let candidate, let user = store.read({ $0.resolveUser(candidate) }) else {
-                throw APIFailure(.userNotFound, "User not found")
-            }
-            return .nodes([XMLNode("user", [("id", .string(user.nsid))], children: [.text("username", user.username)])])
         },
     ]
 }

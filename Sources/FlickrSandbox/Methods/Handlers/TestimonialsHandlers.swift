@@ -1,8 +1,7 @@
 import FlickrProtocol
 
-/// `flickr.testimonials.*`.
-///
-/// Testimonials (written by one member about another, shown once approved) and blog posts.
+/// `flickr.testimonials.*`: testimonials, written by one member about another and shown once
+/// approved.
 struct TestimonialsHandlers: MethodGroup {
     static let methods: [String: MethodHandler] = {
         var table: [String: MethodHandler] = [
@@ -51,20 +50,6 @@ struct TestimonialsHandlers: MethodGroup {
                     s.community.testimonials[i].body = text
                     s.community.testimonials[i].approved = false
                     s.community.testimonials[i].dateApproved = 0
-                }
-                return .empty
-            },
-            "flickr.blogs.postPhoto": { store, call in
-                let user = try call.requireUser()
-                guard let title = call.string("title") else { throw APIFailure(.blogPostFailed, "Blog post failed") }
-                try store.update { (s: inout SandboxState) throws(APIFailure) in
-                    guard let id = call.string("photo_id"), let photo = s.photos[id], s.canSee(photo, caller: user) else {
-                        throw APIFailure(.photoNotFoundCode2, "Photo not found")
-                    }
-                    guard call.string("blog_id") != nil || call.string("service") != nil else { throw APIFailure(.blogNotFound, "Blog not found") }
-                    s.community.blogPosts.append(SandboxBlogPost(
-                        user: user, photo: id, blogID: call.string("blog_id"), service: call.string("service"), title: title,
-                        description: call.params["description"] ?? "", date: call.now))
                 }
                 return .empty
             },

@@ -1,10 +1,9 @@
 import FlickrProtocol
+import Foundation
 
-/// The `flickr.photosets.*` edits of a set's photos (add, remove, reorder, set primary, edit photos).
-///
-/// Photoset edits over many photos at once, the primary photo and the order of sets.
-struct PhotosetEditsHandlers: MethodGroup {
-    static let methods: [String: MethodHandler] = [
+extension PhotosetsHandlers {
+    /// The edits of the namespace.
+    static let editsMethods: [String: MethodHandler] = [
         "flickr.photosets.editPhotos": { store, call in
             let user = try call.requireUser()
             let ids = call.list("photo_ids")

@@ -1,13 +1,27 @@
 import FlickrProtocol
+import Foundation
 
-/// The `flickr.photos.*` lists and contexts (not in set, untagged, recently updated, counts, contexts of a photo).
-///
-/// Photo lists and contexts answered from the state.
-struct PhotoReadsHandlers: MethodGroup {
-    static let methods: [String: MethodHandler] = [
-        "flickr.photos.getUntagged": { store, call in try PhotoReadsHandlers.ownPhotoList(store, call) { $0.tags.isEmpty } },
-        "flickr.photos.getWithGeoData": { store, call in try PhotoReadsHandlers.ownPhotoList(store, call) { $0.geo != nil } },
-        "flickr.photos.getWithoutGeoData": { store, call in try PhotoReadsHandlers.ownPhotoList(store, call) { $0.geo == nil } },
+extension PhotosHandlers {
+    /// The lists and contexts of the namespace.
+    static let listsMethods: [String: MethodHandler] = [
+        "flickr.photos.getPopular": { store, call in
+            try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
+                guard let nsid = try s.userArgument(call.string("user_id"), caller: call.caller.user,
+                                                    failure: APIFailure(.invalidUserID, "Invalid user id"))?.nsid ?? call.caller.user else {
+                    throw APIFailure(.invalidUserID, "Invalid user id")
+                }
+                let sort = call.string("sort") ?? "interesting"
+                let photos = s.photos.values.filter { $0.owner == nsid && s.canSee($0, caller: call.caller.user) }
+                    .sorted { a, b in
+                        let (x, y) = (s.popularity(a, by: sort), s.popularity(b, by: sort))
+                        return x != y ? x > y : a.id > b.id
+                    }
+                return .nodes([PhotoElements.photoList(photos, call: call, state: s)])
+            }
+        },
+        "flickr.photos.getUntagged": { store, call in try PhotosHandlers.ownPhotoList(store, call) { $0.tags.isEmpty } },
+        "flickr.photos.getWithGeoData": { store, call in try PhotosHandlers.ownPhotoList(store, call) { $0.geo != nil } },
+        "flickr.photos.getWithoutGeoData": { store, call in try PhotosHandlers.ownPhotoList(store, call) { $0.geo == nil } },
         "flickr.photos.recentlyUpdated": { store, call in
             let user = try call.requireUser()
             guard let raw = call.string("min_date") else { throw APIFailure(.requiredArgumentMissing, "Required argument missing.") }
@@ -43,16 +57,7 @@ struct PhotoReadsHandlers: MethodGroup {
                 // The owner's photostream, newest first: "prev" is the next newer photo.
                 let stream = s.photos.values.filter { $0.owner == photo.owner && s.canSee($0, caller: call.caller.user) }
                     .sorted { ($0.datePosted, $0.id) > ($1.datePosted, $1.id) }
-                return .nodes(PhotoReadsHandlers.context(of: photo.id, in: stream, state: s, call: call))
-            }
-        },
-        "flickr.photosets.getContext": { store, call in
-            try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
-                let photo = try s.visiblePhoto(call.string("photo_id"), caller: call.caller.user, message: "Photo not found")
-                let set = s.photosets[try s.photosetIndex(call.string("photoset_id"))]
-                guard set.photos.contains(photo.id) else { throw APIFailure(.photoNotInSet, "Photo not in set") }
-                let members = set.photos.compactMap { s.photos[$0] }.filter { s.canSee($0, caller: call.caller.user) }
-                return .nodes(PhotoReadsHandlers.context(of: photo.id, in: members, state: s, call: call))
+                return .nodes(PhotosHandlers.context(of: photo.id, in: stream, state: s, call: call))
             }
         },
         "flickr.photos.getAllContexts": { store, call in
@@ -86,52 +91,5 @@ struct PhotoReadsHandlers: MethodGroup {
                 ], children: people, lists: ["person"])])
             }
         },
-        "flickr.people.getPhotosOf": { store, call in
-            try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
-                guard let person = try s.userArgument(call.string("user_id"), caller: call.caller.user,
-                                                      failure: APIFailure(.userNotFound, "User not found")) else {
-                    throw APIFailure(.userNotFound, "User not found")
-                }
-                var query = PhotoQuery(call)
-                query.sort = "date-posted-desc"
-                let photos = s.photos.values.filter { p in
-                    p.people.contains { $0.user == person.nsid } && s.canSee(p, caller: call.caller.user) && query.matches(p)
-                }
-                var list = PhotoElements.photoList(query.sorted(photos), call: call, state: s)
-                list.attributes.append(("has_next_page", .number(0)))
-                return .nodes([list])
-            }
-        },
     ]
-
-    /// A list of the caller's own photos that pass `keep` and the usual filters (dates,
-    /// privacy, media), newest first.
-    static func ownPhotoList(_ store: SandboxStore, _ call: MethodCall, _ keep: @escaping (SandboxPhoto) -> Bool) throws(APIFailure) -> MethodPayload {
-        let user = try call.requireUser()
-        return store.read { s in
-            var query = PhotoQuery(call)
-            query.owner = user
-            let ids = query.search(s.photos, where: keep)
-            return .nodes([PhotoElements.photoList(ids.lazy.map { s.photos[$0]! }, call: call, state: s)])
-        }
-    }
-
-    /// `<prevphoto/>`, `<nextphoto/>` (id 0 at either end) and `<count>` for a photo in an
-    /// ordered list.
-    static func context(of id: String, in list: [SandboxPhoto], state s: SandboxState, call: MethodCall) -> [XMLNode] {
-        let i = list.firstIndex { $0.id == id }
-        func element(_ name: String, _ photo: SandboxPhoto?) -> XMLNode {
-            guard let photo else { return XMLNode(name, [("id", .number(0))]) }
-            return XMLNode(name, [
-                ("id", .string(photo.id)), ("secret", .string(photo.secret)), ("server", .string(photo.server)),
-                ("farm", .number(photo.farm)), ("title", .string(photo.title)),
-                ("url", .string(s.photosURL(for: photo.owner, base: "") + photo.id + "/")),
-                ("thumb", .string(PhotoSize.ladder.first { $0.extrasKey == "t" }?.source(for: photo, base: call.baseURL) ?? "")),
-                ("media", .string(photo.media)),
-            ])
-        }
-        let prev = i.flatMap { $0 > 0 ? list[$0 - 1] : nil }
-        let next = i.flatMap { $0 + 1 < list.count ? list[$0 + 1] : nil }
-        return [.text("count", String(list.count)), element("prevphoto", prev), element("nextphoto", next)]
-    }
 }

@@ -1,10 +1,9 @@
 import FlickrProtocol
+import Foundation
 
-/// The `flickr.photos.*` setters (dates, meta, permissions, safety level, content type), `flickr.photos.licenses.setLicense` and `flickr.photos.transform.rotate`.
-///
-/// Photo edits beyond tags, meta and perms: dates, safety, content type, licence, rotation.
-struct PhotoEditsHandlers: MethodGroup {
-    static let methods: [String: MethodHandler] = [
+extension PhotosHandlers {
+    /// The edits of the namespace.
+    static let editsMethods: [String: MethodHandler] = [
         "flickr.photos.setDates": { store, call in
             let posted = call.string("date_posted")
             let taken = call.string("date_taken")

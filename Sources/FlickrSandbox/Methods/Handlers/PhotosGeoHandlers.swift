@@ -1,11 +1,23 @@
 import FlickrProtocol
 import Foundation
 
-/// `flickr.photos.geo.*`: locations, their permissions and the geotagged lists.
-///
-/// `flickr.photos.geo.*` over each photo's ``SandboxGeo``.
-struct PhotoGeoHandlers: MethodGroup {
+/// `flickr.photos.geo.*`: locations, their permissions and the photos near a place.
+struct PhotosGeoHandlers: MethodGroup {
     static let methods: [String: MethodHandler] = [
+        "flickr.photos.geo.photosForLocation": { store, call in
+            let user = try call.requireUser()
+            let lat = try call.double("lat", or: APIFailure(.requiredArgumentsMissing, "Required arguments missing"))
+            let lon = try call.double("lon", or: APIFailure(.requiredArgumentsMissing, "Required arguments missing"))
+            let accuracy = call.int("accuracy") ?? 16
+            return try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
+                let photos = s.photos.values.filter { p in
+                    guard p.owner == user, let g = p.geo else { return false }
+                    return g.accuracy == accuracy && abs(g.latitude - lat) < 1e-6 && abs(g.longitude - lon) < 1e-6
+                }.sorted { ($0.datePosted, $0.id) > ($1.datePosted, $1.id) }
+                guard !photos.isEmpty else { throw APIFailure(.noPhotosFound, "No photos found") }
+                return .nodes([PhotoElements.photoList(photos, call: call, state: s)])
+            }
+        },
         "flickr.photos.geo.setLocation": { store, call in
             let lat = try call.double("lat", or: APIFailure(.notAValidLatitude, "Not a valid latitude."))
             let lon = try call.double("lon", or: APIFailure(.notAValidLongitude, "Not a valid longitude."))
@@ -82,7 +94,7 @@ struct PhotoGeoHandlers: MethodGroup {
                 guard let geo = photo.geo, s.canSeeLocation(of: photo, caller: call.caller.user) else {
                     throw APIFailure(.photoHasNoLocationInformation, "Photo has no location information.")
                 }
-                return .nodes([XMLNode("photo", [("id", .string(photo.id))], children: [PhotoGeoHandlers.locationElement(geo)])])
+                return .nodes([XMLNode("photo", [("id", .string(photo.id))], children: [PhotosGeoHandlers.locationElement(geo)])])
             }
         },
         "flickr.photos.geo.getPerms": { store, call in
@@ -101,7 +113,7 @@ struct PhotoGeoHandlers: MethodGroup {
     /// `<location latitude longitude accuracy context/>`.
     static func locationElement(_ geo: SandboxGeo) -> XMLNode {
         XMLNode("location", [
-            ("latitude", .string(PhotoGeoHandlers.degrees(geo.latitude))), ("longitude", .string(PhotoGeoHandlers.degrees(geo.longitude))),
+            ("latitude", .string(PhotosGeoHandlers.degrees(geo.latitude))), ("longitude", .string(PhotosGeoHandlers.degrees(geo.longitude))),
             ("accuracy", .number(geo.accuracy)), ("context", .number(geo.context)),
         ])
     }

@@ -1,20 +1,9 @@
 import FlickrProtocol
+import Foundation
 
-/// `flickr.test.*`, `flickr.auth.*` and `flickr.auth.oauth.*`: echo, login check, legacy tokens and their exchange.
-struct TestAndAuthHandlers: MethodGroup {
+/// `flickr.auth.*` and `flickr.auth.oauth.*`: legacy tokens, their check and their exchange for OAuth.
+struct AuthHandlers: MethodGroup {
     static let methods: [String: MethodHandler] = [
-        "flickr.test.echo": { _, call in
-            // Argument names that are not XML names (`a b`, `1x`) cannot be elements: they are
-            // left out, so the answer stays well-formed.
-            .nodes(call.request.plainPairs.filter { XMLNode.isName($0.0) }.map { XMLNode.text($0.0, $0.1) })
-        },
-        "flickr.test.null": { _, _ in .empty },
-        "flickr.test.login": { store, call in
-            let nsid = try call.requireUser()
-            let user = store.read { $0.user(nsid: nsid) }
-            return .nodes([XMLNode("user", [("id", .string(nsid)), ("path_alias", .string(user?.pathAlias ?? ""))],
-                                   children: [.text("username", user?.username ?? "")])])
-        },
         "flickr.auth.oauth.checkToken": { store, call in
             let tokenString = call.string("oauth_token") ?? ""
             guard let (token, user) = store.read({ s -> (SandboxToken, SandboxUser)? in
@@ -59,14 +48,14 @@ struct TestAndAuthHandlers: MethodGroup {
                 s.tokens[t.token] = t
                 return t
             }
-            return .nodes([TestAndAuthHandlers.authElement(store, token)])
+            return .nodes([AuthHandlers.authElement(store, token)])
         },
         "flickr.auth.checkToken": { store, call in
             let tokenString = call.string("auth_token") ?? ""
             guard let token = store.read({ $0.tokens[tokenString] }), token.kind == .legacy else {
                 throw APIFailure(.loginFailed, "Invalid auth token")
             }
-            return .nodes([TestAndAuthHandlers.authElement(store, token)])
+            return .nodes([AuthHandlers.authElement(store, token)])
         },
     ]
 

@@ -1,9 +1,8 @@
 import FlickrProtocol
+import Foundation
 
-/// `flickr.groups.discuss.topics.*` and `flickr.groups.discuss.replies.*`.
-///
-/// Group discussions: topics and replies (members post; authors edit; authors and admins delete).
-struct GroupDiscussionsHandlers: MethodGroup {
+/// `flickr.groups.discuss.topics.*` and `flickr.groups.discuss.replies.*`: group discussions (members post; authors edit; authors and admins delete).
+struct GroupsDiscussHandlers: MethodGroup {
     static let methods: [String: MethodHandler] = [
         "flickr.groups.discuss.topics.add": { store, call in
             let user = try call.requireUser()
@@ -30,14 +29,14 @@ struct GroupDiscussionsHandlers: MethodGroup {
                     ("privacy", .number(g.privacy)), ("total", .number(g.topics.count)), ("page", .number(p.page)),
                     ("per_page", .number(p.perPage)), ("pages", .number(p.pages)),
                 ], children: p.items.map {
-                    GroupDiscussionsHandlers.topicElement($0, group: g, state: s, caller: call.caller.user)
+                    GroupsDiscussHandlers.topicElement($0, group: g, state: s, caller: call.caller.user)
                 }, lists: ["topic"])])
             }
         },
         "flickr.groups.discuss.topics.getInfo": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let (g, t) = try s.topic(call)
-                return .nodes([GroupDiscussionsHandlers.topicElement(g.topics[t], group: g, state: s, caller: call.caller.user)])
+                return .nodes([GroupsDiscussHandlers.topicElement(g.topics[t], group: g, state: s, caller: call.caller.user)])
             }
         },
         "flickr.groups.discuss.replies.add": { store, call in
@@ -81,14 +80,14 @@ struct GroupDiscussionsHandlers: MethodGroup {
                 let (g, t) = try s.topic(call)
                 let topic = g.topics[t]
                 let p = call.page(of: topic.replies)
-                var head = GroupDiscussionsHandlers.topicElement(topic, group: g, state: s, caller: call.caller.user)
+                var head = GroupsDiscussHandlers.topicElement(topic, group: g, state: s, caller: call.caller.user)
                 head.name = "topic"
                 head.attributes = [("topic_id", .string(topic.id))] + head.attributes.filter { $0.0 != "id" } + [
                     ("group_id", .string(g.nsid)), ("total", .number(topic.replies.count)), ("page", .number(p.page)),
                     ("per_page", .number(p.perPage)), ("pages", .number(p.pages)),
                 ]
                 let replies = p.items.map {
-                    GroupDiscussionsHandlers.replyElement($0, group: g, state: s, caller: call.caller.user)
+                    GroupsDiscussHandlers.replyElement($0, group: g, state: s, caller: call.caller.user)
                 }
                 return .nodes([XMLNode("replies", children: [head] + replies, lists: ["reply"])])
             }
@@ -97,7 +96,7 @@ struct GroupDiscussionsHandlers: MethodGroup {
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let (gi, t, r) = try s.reply(call)
                 let g = s.community.groups[gi]
-                return .nodes([GroupDiscussionsHandlers.replyElement(g.topics[t].replies[r], group: g, state: s, caller: call.caller.user)])
+                return .nodes([GroupsDiscussHandlers.replyElement(g.topics[t].replies[r], group: g, state: s, caller: call.caller.user)])
             }
         },
     ]
