@@ -207,6 +207,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // StateLayoutTests reads and writes the --state database directly.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(
