@@ -221,8 +221,14 @@ struct Bench {
         _ = try await flickr.call("flickr.photos.setTags", ["photo_id": photo, "tags": "warm up"])
         let clock = ContinuousClock()
         let start = clock.now
-        for i in 0..<n { _ = try await flickr.call("flickr.photos.setTags", ["photo_id": photo, "tags": "bench \"write \(i)\""]) }
+        var each: [Double] = []
+        for i in 0..<n {
+            let t = clock.now
+            _ = try await flickr.call("flickr.photos.setTags", ["photo_id": photo, "tags": "bench \"write \(i)\""])
+            each.append(seconds(clock.now - t) * 1000)
+        }
         let elapsed = seconds(clock.now - start)
-        print("{\"writes\": \(n), \"seconds\": \(elapsed), \"ms_per_write\": \(elapsed * 1000 / Double(n))}")
+        let median = each.isEmpty ? 0 : each.sorted()[each.count / 2]
+        print("{\"writes\": \(n), \"seconds\": \(elapsed), \"ms_per_write\": \(elapsed * 1000 / Double(n)), \"median_ms\": \(median)}")
     }
 }
