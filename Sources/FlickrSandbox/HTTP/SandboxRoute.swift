@@ -1,20 +1,27 @@
-/// Which of Flickr's paths a request addressed (with or without the trailing slash).
+import FlickrProtocol
+
+/// Which of Flickr's paths a request addressed (FlickrProtocol's `FlickrService`, with or without
+/// the trailing slash), the images under `/static/`, or the index page.
 enum SandboxRoute: Sendable, Equatable {
     case rest, upload, replace, requestToken, authorize, accessToken, legacyLogin, image, index, unknown
 
     init(path: String) {
-        var p = path
-        if p.count > 1, p.hasSuffix("/") { p.removeLast() }
-        switch p {
-        case "/services/rest": self = .rest
-        case "/services/upload": self = .upload
-        case "/services/replace": self = .replace
-        case "/services/oauth/request_token": self = .requestToken
-        case "/services/oauth/authorize": self = .authorize
-        case "/services/oauth/access_token": self = .accessToken
-        case "/services/auth": self = .legacyLogin
-        case "/": self = .index
-        default: self = p.hasPrefix("/static/") ? .image : .unknown
+        switch FlickrService(path: path) {
+        case .rest?: self = .rest
+        case .upload?: self = .upload
+        case .replace?: self = .replace
+        case .oauthRequestToken?: self = .requestToken
+        case .oauthAuthorize?: self = .authorize
+        case .oauthAccessToken?: self = .accessToken
+        case .legacyAuth?: self = .legacyLogin
+        case nil:
+            var p = path
+            if p.count > 1, p.hasSuffix("/") { p.removeLast() }
+            if p == "/" {
+                self = .index
+            } else {
+                self = p.hasPrefix(FlickrService.imagesPath) ? .image : .unknown
+            }
         }
     }
 

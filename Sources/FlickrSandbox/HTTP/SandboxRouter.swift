@@ -1,3 +1,4 @@
+import FlickrProtocol
 import HTTPTypes
 import Hummingbird
 
@@ -22,15 +23,21 @@ enum SandboxRouter {
         router.add(middleware: UnknownPathMiddleware())
         let endpoints = SandboxEndpoints(engine: engine, methods: .flickr)
         for verb in verbs {
-            router.on("/services/rest", method: verb) { request, context in endpoints.rest(request, context: context) }
-            for path in ["/services/upload", "/services/replace"] {
-                router.on(RouterPath(path), method: verb) { request, context in endpoints.upload(request, context: context) }
+            for service in FlickrService.allCases {
+                switch SandboxRoute(path: service.path) {
+                case .rest:
+                    router.on(RouterPath(service.path), method: verb) { request, context in endpoints.rest(request, context: context) }
+                case .upload, .replace:
+                    router.on(RouterPath(service.path), method: verb) { request, context in endpoints.upload(request, context: context) }
+                default:
+                    router.on(RouterPath(service.path), method: verb) { request, context in
+                        endpoints.authorization(request, context: context)
+                    }
+                }
             }
-            for path in ["/services/oauth/request_token", "/services/oauth/authorize", "/services/oauth/access_token",
-                         "/services/auth"] {
-                router.on(RouterPath(path), method: verb) { request, context in endpoints.authorization(request, context: context) }
+            router.on(RouterPath(FlickrService.imagesPath + "**"), method: verb) { request, context in
+                endpoints.image(request, context: context)
             }
-            router.on("/static/**", method: verb) { request, context in endpoints.image(request, context: context) }
             router.on("/", method: verb) { request, context in endpoints.index(request, context: context) }
         }
         return router

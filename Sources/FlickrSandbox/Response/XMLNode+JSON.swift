@@ -1,51 +1,11 @@
 import FlickrProtocol
 
-/// A JSON value in document order (Flickr's JSON keeps the XML order and puts `stat` last).
-indirect enum JSONValue: Sendable {
-    case string(String)
-    case number(Int)
-    case object([(String, JSONValue)])
-    case array([JSONValue])
-
-    func render(into out: inout String) {
-        switch self {
-        case .string(let s): out += Self.quote(s)
-        case .number(let n): out += String(n)
-        case .array(let items):
-            out += "["
-            for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
-                item.render(into: &out)
-            }
-            out += "]"
-        case .object(let members):
-            out += "{"
-            for (i, member) in members.enumerated() {
-                if i > 0 { out += "," }
-                out += Self.quote(member.0)
-                out += ":"
-                member.1.render(into: &out)
-            }
-            out += "}"
-        }
-    }
-
-    var rendered: String {
-        var out = ""
-        render(into: &out)
-        return out
-    }
-
-    /// A JSON string literal; `/` is escaped as Flickr does (`https:\/\/live.staticflickr.com…`).
-    static func quote(_ s: String) -> String {
-        FlickrJSON.quote(s, escapeSlash: true)
-    }
-}
-
 extension XMLNode {
     /// Flickr's XML → JSON rules: attributes become members, text becomes `_content`, child
     /// elements become members named after them; a child that repeats, that the node declares
-    /// as a list, or that the catalog's list rule knows as a list becomes an array.
+    /// as a list, or that the catalog's list rule knows as a list becomes an array. The value is
+    /// FlickrProtocol's `JSONValue` (members in document order), rendered with `/` escaped as
+    /// Flickr does.
     func jsonValue() -> JSONValue {
         var members: [(String, JSONValue)] = []
         for (k, v) in attributes {
@@ -97,7 +57,7 @@ extension XMLNode {
             members.append((name, group.count > 1 ? .array(group.map { $0.jsonValue() }) : group[0].jsonValue()))
         }
         members.append(("stat", .string("ok")))
-        return JSONValue.object(members).rendered
+        return JSONValue.object(members).render(escapingSlashes: true)
     }
 
     /// `{"stat":"fail","code":N,"message":"…"}` (plus extra members such as `duplicate_photo_id`).
@@ -105,6 +65,6 @@ extension XMLNode {
         var members: [(String, JSONValue)] = [("stat", .string("fail")), ("code", .number(code)),
                                               ("message", .string(message))]
         for node in extra { members.append((node.name, node.jsonValue())) }
-        return JSONValue.object(members).rendered
+        return JSONValue.object(members).render(escapingSlashes: true)
     }
 }
