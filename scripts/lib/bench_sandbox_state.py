@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """What one durable write costs as the library grows (issue 24): the median time of a
-flickr.photos.setTags with --state against a world of 1,000 photos and one of 100,000 (the same
-seed shape as bench_sandbox.py), and their ratio against the goal ≤ 2× — --state writes what a
-call changed, so a write's cost must not grow with the library.
+flickr.photos.setTags with --state against a world of 1,000 photos and one of 100,000, and their
+ratio against the goal ≤ 2× — --state writes what a call changed, so a write's cost must not grow
+with the library. The worlds are bench_sandbox.py's seed plus what grows with a library: a set
+per 100 photos of an owner and a favourite per 10 photos.
 Usage: bench_sandbox_state.py --bin DIR [--writes N] [--small N] [--large N]"""
 import argparse
 import json
@@ -15,16 +16,34 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_sandbox import Sandbox, seed  # noqa: E402
 
 
+def library_seed(path, n):
+    """bench_sandbox.py's seed of `n` photos, with sets and favourites in proportion."""
+    seed(path, n)
+    with open(path) as f:
+        world = json.load(f)
+    users = [u["username"] for u in world["users"]]
+    by_owner = {}
+    for p in world["photos"]:
+        by_owner.setdefault(p["owner"], []).append(p["id"])
+    world["photosets"] = [{"owner": owner, "title": "set %d of %s" % (k, owner), "photos": ids[i:i + 100]}
+                          for owner, ids in by_owner.items() for k, i in enumerate(range(0, len(ids), 100))]
+    world["favorites"] = [{"user": users[(users.index(p["owner"]) + 1) % len(users)], "photo": p["id"]}
+                          for p in world["photos"][::10]]
+    with open(path, "w") as f:
+        json.dump(world, f)
+    return len(world["photosets"]), len(world["favorites"])
+
+
 def median_set_tags(sandbox_bin, bench, tmp, photos, writes):
     """Starts a sandbox on a fresh --state of `photos` photos; the median setTags in ms."""
     data = os.path.join(tmp, "seed-%d.json" % photos)
-    seed(data, photos)
+    sets, faves = library_seed(data, photos)
     s = Sandbox(sandbox_bin, ["--data", data, "--state", os.path.join(tmp, "state-%d" % photos)])
     try:
         out = subprocess.run([bench, "writes"] + s.creds() + ["7000000000", str(writes)],
                              check=True, capture_output=True, text=True, timeout=1200).stdout
         result = json.loads(out.strip().splitlines()[-1])
-        return result["median_ms"], result["ms_per_write"], s.ready_seconds
+        return result["median_ms"], result["ms_per_write"], s.ready_seconds, sets, faves
     finally:
         s.stop()
 
@@ -42,9 +61,10 @@ def main():
     with tempfile.TemporaryDirectory(prefix="flickr-bench-state-") as tmp:
         figures = {}
         for n in (args.small, args.large):
-            med, mean, ready = median_set_tags(sandbox_bin, bench, tmp, n, args.writes)
+            med, mean, ready, sets, faves = median_set_tags(sandbox_bin, bench, tmp, n, args.writes)
             figures[n] = med
-            rows.append(("sandbox --state: setTags at %d photos (median of %d; first start %.2f s)" % (n, args.writes, ready),
+            rows.append(("sandbox --state: setTags at %d photos, %d sets, %d faves (median of %d; first start %.2f s)"
+                         % (n, sets, faves, args.writes, ready),
                          "%.2f ms (mean %.2f)" % (med, mean), "for information", True))
         ratio = figures[args.large] / figures[args.small]
         rows.append(("sandbox --state: setTags at %d vs %d photos" % (args.large, args.small),
