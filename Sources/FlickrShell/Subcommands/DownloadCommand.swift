@@ -71,7 +71,7 @@ enum DownloadCommand {
         // Either way the summary is printed and the exit status is 130.
         let watch = InterruptWatch.forTransfers(progress: progress)
         defer { watch.stop() }
-        let transfers = Task { () -> Outcome in
+        let outcome = await watch.abortable { () -> Outcome in
             var outcome = Outcome()
             for (index, item) in photos.enumerated() {
                 if watch.interrupted { break }
@@ -97,8 +97,6 @@ enum DownloadCommand {
             }
             return outcome
         }
-        watch.onSecondInterrupt { transfers.cancel() }
-        let outcome = await transfers.value
         progress?.close()
         for (id, error) in outcome.failed { FileHandleOutput.standardError("failed: photo \(id): \(error)\n") }
         let finished = outcome.fetched + outcome.present + outcome.failed.count

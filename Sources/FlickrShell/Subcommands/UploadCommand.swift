@@ -52,7 +52,7 @@ enum UploadCommand {
         let watch = InterruptWatch.forTransfers(progress: progress)
         defer { watch.stop() }
         let titleFromFilename = options["title-from-filename"] != nil
-        let transfers = Task { () -> Outcome in
+        var outcome = await watch.abortable { () -> Outcome in
             var outcome = Outcome()
             for (index, file) in plan.files.enumerated() {
                 if watch.interrupted { break }
@@ -81,8 +81,6 @@ enum UploadCommand {
             }
             return outcome
         }
-        watch.onSecondInterrupt { transfers.cancel() }
-        var outcome = await transfers.value
         progress?.close()
         if !outcome.tickets.isEmpty {
             do {

@@ -28,14 +28,17 @@ final class InterruptWatch: @unchecked Sendable {
         source.resume()
     }
 
-    /// What the second Ctrl-C (and any later one) does besides the handler: abort the work in
-    /// flight, typically by cancelling its task.
-    func onSecondInterrupt(_ action: @escaping @Sendable () -> Void) {
-        abort.withLock { $0 = action }
+    /// Runs `work` in a task that the second Ctrl-C (and any later one) cancels, and returns
+    /// what it gives: the first Ctrl-C only sets ``interrupted``, which `work` reads to stop
+    /// between items; the second aborts the item in flight.
+    func abortable<T: Sendable>(_ work: sending @escaping () async -> T) async -> T {
+        let task = Task(operation: work)
+        abort.withLock { $0 = { task.cancel() } }
+        return await task.value
     }
 
     /// The watch of `upload` and `download`: the first Ctrl-C stops the batch after the file in
-    /// flight, the second aborts that file (``onSecondInterrupt(_:)``); each says so on stderr,
+    /// flight, the second aborts that file (``abortable(_:)``); each says so on stderr,
     /// in place of the progress line.
     static func forTransfers(progress: BatchProgress?) -> InterruptWatch {
         InterruptWatch { n in
