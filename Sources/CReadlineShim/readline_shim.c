@@ -16,18 +16,12 @@
 /* ---- signals: a self-pipe ------------------------------------------------------------------ */
 
 static int sig_pipe[2] = {-1, -1};
-static volatile sig_atomic_t winch_pending = 0;
 static struct sigaction old_int, old_winch;
 static int installed = 0;
 
 static void on_signal(int sig) {
     int saved = errno;
-    if (sig == SIGWINCH) {
-        winch_pending = 1;
-        (void)!write(sig_pipe[1], "w", 1);
-    } else {
-        (void)!write(sig_pipe[1], "i", 1);
-    }
+    (void)!write(sig_pipe[1], sig == SIGWINCH ? "w" : "i", 1);
     errno = saved;
 }
 
@@ -74,7 +68,7 @@ static int drain(void) {
 
 int frl_take_interrupts(void) {
     if (sig_pipe[0] < 0) return 0;
-    return drain();  /* a window change stays noted for the next line read */
+    return drain();  /* window changes drained too: the next line read asks for the size */
 }
 
 int frl_wait(int fd, int timeout_ms) {
@@ -101,8 +95,8 @@ int frl_wait(int fd, int timeout_ms) {
         if (r == 0) return -1;
         if (sig_pipe[0] >= 0 && FD_ISSET(sig_pipe[0], &fds)) {
             if (drain() > 0) return 0;
-            /* Only a window change: the editor redraws at the new width now; anyone else leaves
-               it noted (winch_pending) for the next line read. */
+            /* Only a window change: the editor redraws at the new width now; anyone else may
+               ignore it, since the next line read asks the terminal for its size. */
             if (!FD_ISSET(fd, &fds)) return 2;
         }
         if (FD_ISSET(fd, &fds)) return 1;
@@ -266,7 +260,6 @@ int frl_readline(const char *prompt, char **out) {
     fflush(stdout);
     /* The size may have changed since the last line (during a call, in a pager, which gets the
        window changes while it owns the terminal): read it before the prompt is drawn. */
-    winch_pending = 0;
     known_cols = known_rows = 0;
     follow_window_size(0);
     rl_callback_handler_install(prompt, on_line);
@@ -275,7 +268,6 @@ int frl_readline(const char *prompt, char **out) {
         int r = frl_wait(in, -1);
         if (r == 2) {
             /* A window change while editing: redraw the line at the new width at once. */
-            winch_pending = 0;
             follow_window_size(1);
             continue;
         }
@@ -294,7 +286,6 @@ int frl_readline(const char *prompt, char **out) {
             rl_callback_handler_remove();
             return FRL_EOF;
         }
-        winch_pending = 0;
         follow_window_size(1);  /* a resize the signal has not told of yet */
         rl_callback_read_char();
         if (!got_done && rl_eof_found) {

@@ -30,8 +30,8 @@ void frl_signals_restore(void);
 /* Drops interrupts that arrived so far; returns how many there were. */
 int frl_take_interrupts(void);
 /* Waits until `fd` is readable (returns 1), an interrupt arrives (returns 0, consumed) or the
-   window changes (returns 2; the change stays noted for the next frl_readline, which reads the
-   new size); `timeout_ms` < 0 waits for ever (returns -1 on timeout or error). */
+   window changes (returns 2; a caller not editing may ignore it: the next frl_readline asks the
+   terminal for its size); `timeout_ms` < 0 waits for ever (returns -1 on timeout or error). */
 int frl_wait(int fd, int timeout_ms);
 
 /* Readline settings for the REPL: application name (for `$if` in ~/.inputrc), word breaks that
