@@ -69,11 +69,17 @@ package enum CommandLineParser {
             return Match(spec: spec, values: [inline], taken: 1)
         }
         if spec.valueOptional { return Match(spec: spec, values: [], taken: 1) }
-        guard i + spec.count < args.count else {
-            throw Invocation.UsageError(message: spec.count == 1 ? "--\(spec.name) needs a value"
-                                                                 : "--\(spec.name) needs \(spec.count) values: --\(spec.name) \(spec.placeholder)")
+        // A word that is itself one of the options ends the values early: `--rename onlyone
+        // --add x` lacks a value; it does not rename "onlyone" to "--add".
+        let values = args[(i + 1)..<min(args.count, i + 1 + spec.count)].prefix { word in
+            !(word.hasPrefix("--") && options.contains { "--" + $0.name == word || word.hasPrefix("--" + $0.name + "=") })
         }
-        return Match(spec: spec, values: Array(args[(i + 1)...(i + spec.count)]), taken: 1 + spec.count)
+        guard values.count == spec.count else {
+            let got = values.isEmpty ? "" : " (got only " + values.map { "'\($0)'" }.joined(separator: " ") + ")"
+            throw Invocation.UsageError(message: spec.count == 1 ? "--\(spec.name) needs a value"
+                                        : "--\(spec.name) needs \(spec.count) values: --\(spec.name) \(spec.placeholder)" + got)
+        }
+        return Match(spec: spec, values: Array(values), taken: 1 + spec.count)
     }
 
     /// Parses the words after `flickr NAME` against the subcommand's spec. Options may come

@@ -130,6 +130,8 @@ package enum CommandLineSpec {
 
     package static let yes = OptionSpec.flag("yes", short: "y", "apply or undo without asking")
     package static let events = OptionSpec.flag("events", "NDJSON progress events on stderr")
+    package static let maxOutage = OptionSpec.valued("max-outage", "SECONDS", .text,
+                                                     "stop (resumable) when the endpoint stays unreachable this long (default 30)")
 
     package static let photoSizes = ["o", "6k", "5k", "4k", "3k", "k", "h", "b", "c", "z", "-", "n", "w", "m", "t", "q", "s"]
 
@@ -184,7 +186,8 @@ package enum CommandLineSpec {
             positional: .photos),
         SubcommandSpec(
             name: "retag",
-            synopsis: "plan RULES... [--query k=v...] [--out PLAN] [--json] | apply PLAN [--yes] [--events] | resume [JOB|last] [--events] | undo [JOB|last] [--yes] [--events]",
+            synopsis: "plan RULES... [--query k=v...] [--out PLAN] [--json] | apply PLAN [--yes] [--events] [--max-outage SECONDS] "
+                + "| resume [JOB|last] [--events] [--max-outage SECONDS] | undo [JOB|last] [--yes] [--diff] [--force] [--events] [--max-outage SECONDS]",
             summary: "Renames, adds and removes your tags over many photos: a plan (reads only, a diff), then apply, resume, undo.",
             options: [], positional: .choice(["plan", "apply", "resume", "undo"]),
             actions: [
@@ -200,14 +203,18 @@ package enum CommandLineSpec {
                               .flag("json", "print the plan as JSON instead of a diff")],
                     positional: .none),
                 SubcommandSpec(
-                    name: "apply", synopsis: "PLAN [--yes] [--events]", summary: "writes a planned job (PLAN: a --out file or a job id)",
-                    options: [yes, events], positional: .none),
+                    name: "apply", synopsis: "PLAN [--yes] [--events] [--max-outage SECONDS]",
+                    summary: "writes a planned job (PLAN: a --out file or a job id)",
+                    options: [yes, events, maxOutage], positional: .none),
                 SubcommandSpec(
-                    name: "resume", synopsis: "[JOB|last] [--events]", summary: "continues an interrupted job",
-                    options: [events], positional: .none),
+                    name: "resume", synopsis: "[JOB|last] [--events] [--max-outage SECONDS]", summary: "continues an interrupted job",
+                    options: [events, maxOutage], positional: .none),
                 SubcommandSpec(
-                    name: "undo", synopsis: "[JOB|last] [--yes] [--events]", summary: "puts back the tags a job changed",
-                    options: [yes, events], positional: .none),
+                    name: "undo", synopsis: "[JOB|last] [--yes] [--diff] [--force] [--events] [--max-outage SECONDS]",
+                    summary: "puts back the tags a job changed, and only those",
+                    options: [yes, .flag("diff", "print the undo's per-photo diff (default: a summary)"),
+                              .flag("force", "undo also on photos changed since the job in what the undo touches (default: a conflict, left alone)"),
+                              events, maxOutage], positional: .none),
             ]),
         SubcommandSpec(
             name: "jobs", synopsis: "[--json] | show JOB [--json]",

@@ -1,5 +1,6 @@
 import FlickrAPI
 import FlickrProtocol
+import Foundation
 import LuaKit
 
 /// Lua arguments → Flickr's string parameters (LUA-API.md, "Calling methods"): strings as they
@@ -60,6 +61,11 @@ enum ArgumentConversion {
             throw FlickrError.usage("bad argument '\(name)': only arrays (keys 1…n) can be sent, not a table with other keys",
                                     method: method)
         }
+        // An empty table would go as "": an argument given by mistake, never what was meant.
+        guard n > 0 else {
+            throw FlickrError.usage("bad argument '\(name)': an empty table cannot be sent "
+                                    + "(expected a string or number, or an array with at least one element)", method: method)
+        }
         var i: Int64 = 1
         while i <= n {
             state.rawGet(index: i, in: t)
@@ -73,7 +79,15 @@ enum ArgumentConversion {
             elements.append(s)
             i += 1
         }
-        if name == "tags", tagStringMethods.contains(method) { return TagString.join(elements) }
+        if name == "tags", tagStringMethods.contains(method) {
+            // Each element is one tag: what Flickr would store differently is refused, not changed.
+            for (i, tag) in elements.enumerated() where TagString.stored(tag) != tag.trimmingCharacters(in: .whitespaces) {
+                let why = TagString.stored(tag).map { "Flickr would store it as '\($0)' (a tag cannot hold a double quote)" }
+                    ?? "it has no letter or digit, so Flickr would not store it"
+                throw FlickrError.usage("bad argument 'tags': element \(i + 1) '\(tag)': \(why)", method: method)
+            }
+            return TagString.join(elements)
+        }
         return elements.joined(separator: ",")
     }
 

@@ -8,7 +8,7 @@ import LuaKit
 /// builds plan objects on these):
 ///
 ///     flickr.jobs._plan(rules, query) → job id     rules: { {"rename", old, new}, {"add", t}, {"remove", t} }
-///     flickr.jobs._undo(job)          → undo job id (planned)
+///     flickr.jobs._undo(job [, force]) → undo job id (planned; conflicts recorded unless force)
 ///     flickr.jobs._run(job [, fn])    → the job's summary; fn(done, total) after each photo
 ///     flickr.jobs._photos(job)        → { {id =, status =, removed = {…}, added = {…}, detail =}, … }
 ///     flickr.jobs.list()              → the jobs' summaries, newest first
@@ -21,9 +21,14 @@ extension FlickrModule {
         define(state, jobs, "_plan", path: "jobs.plan") { call in try self.planJob(call) }
         define(state, jobs, "_undo", path: "jobs.undo") { call in
             let job = try call.string(1)
+            let force = call.type(2) == .boolean && call.state.boolean(at: 2)
             let (client, store) = (self.client, try self.jobStore())
-            return self.asyncReturn("flickr.jobs.undo", { try await RetagPlanner(client: client, store: store).planUndo(of: job).job },
-                                    deliver: { state, id in state.push(id); return 1 })
+            return self.asyncReturn("flickr.jobs.undo", {
+                // The job is held while its undo is planned, as `flickr retag undo` does.
+                let lock = try store.lock(job, command: "flickr.jobs.undo")
+                defer { withExtendedLifetime(lock) {} }
+                return try await RetagPlanner(client: client, store: store).planUndo(of: job, force: force).job
+            }, deliver: { state, id in state.push(id); return 1 })
         }
         define(state, jobs, "_run", path: "jobs.run") { call in try self.runJob(call) }
         define(state, jobs, "_photos", path: "jobs.photos") { call in
@@ -56,9 +61,16 @@ extension FlickrModule {
         for (n, item) in (try call.value(1).arrayValue ?? []).enumerated() {
             let words = (item.arrayValue ?? []).compactMap(\.stringValue)
             do {
+                // A tag Flickr would store otherwise than written is refused, never changed unseen.
+                func stored(_ raw: String, _ option: String) throws -> String {
+                    let form = try RetagRule.storedTag(raw, option: option)
+                    if let warning = form.warning { throw RetagRuleError(warning) }
+                    return form.tag
+                }
                 switch (words.first, words.count) {
-                case ("rename"?, 3): rules.append(try RetagRule.renaming(words[1], to: words[2]))
-                case ("add"?, 2): rules.append(.add(words[1]))
+                case ("rename"?, 3):
+                    rules.append(try RetagRule.renaming(words[1], to: words[2].contains("*") ? words[2] : try stored(words[2], "rename")))
+                case ("add"?, 2): rules.append(.add(try stored(words[1], "add")))
                 case ("remove"?, 2): rules.append(.remove(words[1]))
                 default:
                     throw FlickrError.usage("rule \(n + 1): expected {\"rename\", old, new}, {\"add\", tag} or {\"remove\", tag}", method: "retag.plan")
@@ -91,6 +103,7 @@ extension FlickrModule {
         }
         var runner = RetagRunner(client: client, store: try jobStore())
         runner.secondsPerCall = (client.pacer as? SharedBudget)?.secondsPerCall
+        runner.command = "flickr.jobs.run"
         let chosen = runner
         let progressRelay = relay
         return asyncReturn("flickr.jobs.run", {

@@ -149,4 +149,35 @@ import NIOCore
         #expect(MIMEType.sniff(Array("GIF89a".utf8)) == "image/gif")
         #expect(MIMEType.sniff([0, 1]) == nil)
     }
+
+    @Test("The content decides: magic bytes of each photo and video container Flickr takes; text, PDF and ZIP are none")
+    func mediaByContent() {
+        func ascii(_ s: String) -> [UInt8] { Array(s.utf8) }
+        let iso: (String) -> [UInt8] = { brand in [0, 0, 0, 0x18] + ascii("ftyp") + ascii(brand) + [0, 0, 0, 0] }
+        var ts = [UInt8](repeating: 0, count: 200)
+        ts[0] = 0x47
+        ts[188] = 0x47
+        var m2ts = [UInt8](repeating: 0, count: 200)
+        m2ts[4] = 0x47
+        m2ts[196] = 0x47
+        let cases: [([UInt8], String?)] = [
+            ([0x89] + ascii("PNG\r\n") + [0x1A, 0x0A], "image/png"),
+            (ascii("GIF87a"), "image/gif"),
+            ([0x49, 0x49, 0x2A, 0x00], "image/tiff"), ([0x4D, 0x4D, 0x00, 0x2A], "image/tiff"),
+            (ascii("RIFF") + [0, 0, 0, 0] + ascii("WEBPVP8 "), "image/webp"),
+            (ascii("RIFF") + [0, 0, 0, 0] + ascii("AVI LIST"), "video/x-msvideo"),
+            (iso("heic"), "image/heic"), (iso("mif1"), "image/heif"), (iso("avif"), "image/avif"),
+            (iso("qt  "), "video/quicktime"), (iso("isom"), "video/mp4"), (iso("3gp5"), "video/3gpp"), (iso("M4V "), "video/x-m4v"),
+            ([0, 0, 0, 8] + ascii("moov"), "video/quicktime"),
+            ([0, 0, 1, 0xBA, 0x44], "video/mpeg"), (ts, "video/mp2t"), (m2ts, "video/mp2t"),
+            ([0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11, 0xA6], "video/x-ms-wmv"),
+            (ascii("OggS\0\u{2}"), "video/ogg"),
+            ([0x1A, 0x45, 0xDF, 0xA3, 0x9F] + ascii("B\u{82}\u{84}webm"), "video/webm"),
+            ([0x1A, 0x45, 0xDF, 0xA3, 0x9F] + ascii("B\u{82}\u{88}matroska"), "video/x-matroska"),
+            (ascii("BM") + [0x36, 0x10, 0, 0, 0, 0, 0, 0, 0x36, 0, 0, 0], "image/bmp"),
+            (ascii("just text, named fake.jpg\n"), nil), (ascii("%PDF-1.7\n"), nil), ([0x50, 0x4B, 0x03, 0x04], nil),
+            (ascii("BMW is a car brand"), nil), ([], nil),
+        ]
+        for (head, type) in cases { #expect(MIMEType.sniff(head) == type, "\(head.prefix(12))") }
+    }
 }

@@ -59,6 +59,18 @@ import FlickrTestSupport
         #expect(!TagString.isMachineTag("9dc:title=x"))
     }
 
+    @Test("A tag is stored without double quotes and the spaces around it, and not at all without a letter or digit")
+    func storedForms() {
+        #expect(TagString.stored("New York \"City\"") == "New York City")
+        #expect(TagString.stored(" café ") == "café")
+        #expect(TagString.stored("café") == "café")
+        #expect(TagString.stored("📷") == nil && TagString.stored("--") == nil)
+        #expect(TagString.unstorable(in: "📷 café \"🌅 🌄\" x") == ["📷", "🌅 🌄"])
+        #expect(TagString.unstorable(in: "a \"b c\"").isEmpty)
+        // parse leaves the unstorable out, as Flickr does.
+        #expect(TagString.parse("📷 café") == ["café"])
+    }
+
     @Test func joinQuotesMultiWord() {
         #expect(TagString.join(["cat", "black cat"]) == "cat \"black cat\"")
         #expect(TagString.parse(TagString.join(["cat", "black cat", "a:b=c d"])) == ["cat", "black cat", "a:b=c d"])

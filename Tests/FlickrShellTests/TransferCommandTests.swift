@@ -15,19 +15,8 @@ struct TransferCommandTests {
 
     /// A started flickr-sandbox and the environment that points `flickr` at it.
     func startSandbox(latency: Int = 0) async throws -> (InteractiveProcess, [String: String]) {
-        let sandbox = try InteractiveProcess(try Products.executable("flickr-sandbox"), ["--port", "0", "--latency", String(latency)],
-                                             environment: world.environment)
-        _ = try #require(await sandbox.waitForLine(timeout: 60) { $0 == "ready" }, "sandbox did not start: \(sandbox.stderr)")
-        var values: [String: String] = [:]
-        for line in sandbox.stdout.split(separator: "\n") {
-            if let eq = line.firstIndex(of: "=") { values[String(line[..<eq])] = String(line[line.index(after: eq)...]) }
-        }
-        let env = world.environment.merging([
-            "FLICKR_ENDPOINT": values["url"] ?? "", "FLICKR_API_KEY": values["api_key"] ?? "",
-            "FLICKR_API_SECRET": values["api_secret"] ?? "", "FLICKR_OAUTH_TOKEN": values["oauth_token"] ?? "",
-            "FLICKR_OAUTH_TOKEN_SECRET": values["oauth_token_secret"] ?? "",
-        ]) { $1 }
-        return (sandbox, env)
+        let sandbox = try await SandboxProcess.start(["--port", "0", "--latency", String(latency)], environment: world.environment)
+        return (sandbox.process, sandbox.environment(world.environment))
     }
 
     func run(_ args: [String], _ env: [String: String]) async throws -> Products.Result {

@@ -118,7 +118,24 @@ extension FlickrClient {
             throw FlickrError.usage("user_id=me stands for the logged-in user, and no login is configured: "
                                     + "run `flickr login` (or pass an NSID such as 12037949754@N01)", method: name)
         }
+        if Self.tagStringMethods.contains(name), let tags = arguments.last(where: { $0.0 == "tags" })?.1 {
+            try Self.checkTags(tags, method: name)
+        }
         return name
+    }
+
+    /// The methods whose `tags` argument is a tag string (upload's `tags` field is one too).
+    static let tagStringMethods: Set<String> = ["flickr.photos.addTags", "flickr.photos.setTags"]
+
+    /// Refuses a tag string holding a word Flickr would store as no tag at all (no letter or
+    /// digit: `📷`), so that a tag is never lost without a word; nothing is sent.
+    static func checkTags(_ tags: String, method: String) throws(FlickrError) {
+        let lost = TagString.unstorable(in: tags)
+        guard !lost.isEmpty else { return }
+        throw FlickrError.usage("tags: " + lost.map { "'\($0)'" }.joined(separator: ", ")
+                                + (lost.count == 1 ? " has" : " have") + " no letter or digit, so Flickr would not store "
+                                + (lost.count == 1 ? "it as a tag" : "them as tags") + "; leave "
+                                + (lost.count == 1 ? "it" : "them") + " out or add a word; nothing was sent", method: method)
     }
 
     /// Sends a prepared request and classifies the answer.
@@ -260,11 +277,12 @@ extension FlickrClient {
                     await pacer.backOff(apiKey: context.apiKey, seconds: error.retryAfter ?? 1)
                 }
                 let policy = context.retryPolicy
-                let retryable = !isWrite || error.requestNotSent || policy.retryWrites || policy.idempotentWrites.contains(method)
+                let retryable = !isWrite || error.requestNotSent || error.unreachable || policy.retryWrites || policy.idempotentWrites.contains(method)
                 guard error.isTransient, retryable, number < policy.maxAttempts, !Task.isCancelled else { throw error }
                 if let after = error.retryAfter, after > policy.maxRetryAfter { throw error }
-                // A request that never went out waits for nothing: the next one takes a new connection.
-                let delay = error.requestNotSent ? 0 : max(policy.backoff(afterAttempt: number), error.retryAfter ?? 0)
+                // A request that never went out on a pooled connection waits for nothing: the next
+                // one takes a new connection. A server that takes no connection is given time.
+                let delay = error.requestNotSent && !error.unreachable ? 0 : max(policy.backoff(afterAttempt: number), error.retryAfter ?? 0)
                 logger.debug("retrying \(method) in \(FlickrError.format(delay)) s after \(error.kind.rawValue): \(error.message) (attempt \(number + 1)/\(policy.maxAttempts))")
                 do {
                     try await Task.sleep(for: .milliseconds(Int64(delay * 1000)))

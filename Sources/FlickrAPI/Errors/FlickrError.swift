@@ -47,6 +47,11 @@ public struct FlickrError: Error, Sendable, Hashable, CustomStringConvertible {
     /// server does not act on a request it did not receive in full, so even a write that is
     /// not idempotent can be sent again.
     public var requestNotSent = false
+    /// No connection to the server could be made — refused, no route, the name did not resolve,
+    /// or the connect timed out — so nothing of the request reached it. A write that fails this
+    /// way did not happen and may be sent again; a job treats a run of these as an outage of the
+    /// endpoint (it waits, then stops), never as a failed or unclear write.
+    public var unreachable = false
 
     public init(kind: Kind, code: Int? = nil, message: String, method: String? = nil,
                 httpStatus: Int? = nil, oauthProblem: String? = nil, debugSBS: String? = nil,

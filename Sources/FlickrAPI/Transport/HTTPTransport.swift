@@ -92,8 +92,7 @@ struct HTTPTransport: Sendable {
             case .deadlineExceeded, .readTimeout, .writeTimeout, .getConnectionFromPoolTimeout:
                 return noAnswer
             case .connectTimeout:
-                return FlickrError(kind: .timeout, message: "could not connect to \(server) in time (is the host reachable?)",
-                                   method: method)
+                return Self.unreachable(.timeout, "could not connect to \(server) in time (is the host reachable?)", method)
             case .cancelled:
                 return FlickrError(kind: .cancelled, message: "cancelled", method: method)
             case .remoteConnectionClosed:
@@ -116,29 +115,47 @@ struct HTTPTransport: Sendable {
             return FlickrError(kind: .http, message: "response larger than the client accepts", method: method)
         }
         if let e = error as? IOError, e.errnoCode == ECONNREFUSED {
-            return FlickrError(kind: .network, message: "cannot connect to \(server): connection refused "
-                               + "(is the server running, and is the endpoint right?)", method: method)
+            return Self.unreachable(.network, "cannot connect to \(server): connection refused "
+                                    + "(is the server running, and is the endpoint right?)", method)
+        }
+        if let e = error as? IOError, e.errnoCode == EHOSTUNREACH || e.errnoCode == ENETUNREACH || e.errnoCode == ENETDOWN {
+            return Self.unreachable(.network, "cannot connect to \(server): \(String(cString: strerror(e.errnoCode))) "
+                                    + "(check this machine's network)", method)
         }
         let text = String(describing: error)
         let type = String(reflecting: Swift.type(of: error))
         if error is SocketAddressError || text.hasPrefix("DNS error") || text.contains("UnknownHost") {
-            return FlickrError(kind: .network, message: "cannot resolve the host name of \(server) "
-                               + "(check its spelling and this machine's network and DNS)", method: method)
+            return Self.unreachable(.network, "cannot resolve the host name of \(server) "
+                                    + "(check its spelling and this machine's network and DNS)", method)
         }
         if type.contains("NIOSSL") || type.contains("BoringSSL") || text.contains("handshakeFailed") || text.contains("BoringSSL") {
             return FlickrError(kind: .network, message: "the TLS handshake with \(server) failed "
                                + "(does it speak https? check the endpoint's scheme and this machine's clock and CA certificates): "
                                + Self.firstLine(text), method: method)
         }
-        if text.contains("connectTimeout") || text.contains("timedOut") { return noAnswer }
+        if text.contains("connectTimeout") {
+            return Self.unreachable(.timeout, "could not connect to \(server) in time (is the host reachable?)", method)
+        }
+        if text.contains("timedOut") { return noAnswer }
         if text.contains("Connection refused") || text.contains("errno: 111") {
-            return FlickrError(kind: .network, message: "cannot connect to \(server): connection refused "
-                               + "(is the server running, and is the endpoint right?)", method: method)
+            return Self.unreachable(.network, "cannot connect to \(server): connection refused "
+                                    + "(is the server running, and is the endpoint right?)", method)
+        }
+        if text.contains("No route to host") || text.contains("Network is unreachable") {
+            return Self.unreachable(.network, "cannot connect to \(server): \(Self.firstLine(text)) (check this machine's network)", method)
         }
         if text.contains("reset") {
             return FlickrError(kind: .network, message: "\(server) reset the connection", method: method)
         }
         return FlickrError(kind: .network, message: "network failure talking to \(server): \(Self.firstLine(text))", method: method)
+    }
+
+    /// An error of a connection that was never made: nothing of the request was sent
+    /// (``FlickrError/unreachable``).
+    static func unreachable(_ kind: FlickrError.Kind, _ message: String, _ method: String?) -> FlickrError {
+        var error = FlickrError(kind: kind, message: message, method: method)
+        error.unreachable = true
+        return error
     }
 
     /// `host:port` of a URL, for messages (the URL itself when it has no host).

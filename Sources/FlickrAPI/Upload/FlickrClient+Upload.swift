@@ -3,6 +3,7 @@ import FlickrProtocol
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 import _NIOFileSystem
 
 /// What an upload or replace answered.
@@ -98,16 +99,42 @@ extension FlickrClient {
 
     // MARK: - Sending
 
-    /// Checks the file (a regular file Flickr would take), then sends it. A refusal costs no
+    /// The part's type: the one the bytes show; where they show only ISO media (`video/mp4`)
+    /// a more precise name from the extension of the same family (`.m4v`, `.mov`) is kept.
+    static func partType(_ sniffed: String, filename: String) -> String {
+        guard sniffed == "video/mp4", let named = MIMEType.forFilename(filename), named.hasPrefix("video/") else { return sniffed }
+        return named
+    }
+
+    /// Checks the file (a regular file whose first bytes are a photo or video Flickr takes) and
+    /// the tags, then sends it. A refusal costs no
     /// request and no slot of the rate limiter or the shared budget: those are taken in `post`.
     private func send(_ source: UploadSource, to url: String, service: String, fields: [(String, String)],
                       progress: UploadProgress?) async throws(FlickrError) -> UploadResult {
+        if let tags = fields.last(where: { $0.0 == "tags" })?.1 { try Self.checkTags(tags, method: service) }
         switch source.kind {
         case .stream(let makeIterator, let length):
-            let mime = source.mimeType ?? MIMEType.forFilename(source.filename) ?? "application/octet-stream"
+            // The first chunk is read before anything is sent, to check what it is, then sent first.
+            let iterator = makeIterator()
+            let first: [UInt8]?
+            do { first = try await iterator.next() } catch {
+                throw FlickrError(kind: .usage, message: "cannot read \(source.filename): \(error)", method: service)
+            }
+            let head = Array((first ?? []).prefix(MIMEType.headLength))
+            guard let sniffed = MIMEType.sniff(head) else { throw MIMEType.notMedia(source.filename, head: head, service: service) }
+            let mime = source.mimeType ?? Self.partType(sniffed, filename: source.filename)
+            let peeked = Mutex<(ChunkIterator, [UInt8]?)?>((iterator, first))
             let content: @Sendable () -> MultipartBody.ContentIterator = {
-                let it = makeIterator()
-                return MultipartBody.ContentIterator { try await it.next().map { ByteBuffer(bytes: $0) } }
+                // The iterator that was peeked at serves the first send; a later one starts afresh.
+                guard let (it, chunk) = peeked.withLock({ p in defer { p = nil }; return p }) else {
+                    let it = makeIterator()
+                    return MultipartBody.ContentIterator { try await it.next().map { ByteBuffer(bytes: $0) } }
+                }
+                let pending = Mutex<[UInt8]?>(chunk)
+                return MultipartBody.ContentIterator {
+                    if let c = pending.withLock({ p in defer { p = nil }; return p }) { return ByteBuffer(bytes: c) }
+                    return try await it.next().map { ByteBuffer(bytes: $0) }
+                }
             }
             return try await post(url: url, service: service, fields: fields, filename: source.filename, mime: mime,
                                   length: length, content: content, progress: progress)
@@ -120,16 +147,10 @@ extension FlickrClient {
                                                 + "; nothing was sent", method: service)
                     }
                     let size = info.size
-                    var mime = source.mimeType ?? MIMEType.forFilename(source.filename)
-                    if mime == nil {
-                        var head = try await handle.readChunk(fromAbsoluteOffset: 0, length: .bytes(16))
-                        mime = MIMEType.sniff(head.readBytes(length: head.readableBytes) ?? [])
-                    }
-                    guard let mime else {
-                        throw FlickrError.usage("cannot upload \(path): not a photo or video Flickr accepts "
-                                                + "(\(MIMEType.acceptedExtensions.joined(separator: " "))); nothing was sent",
-                                                method: service)
-                    }
+                    var start = try await handle.readChunk(fromAbsoluteOffset: 0, length: .bytes(Int64(MIMEType.headLength)))
+                    let head = start.readBytes(length: start.readableBytes) ?? []
+                    guard let sniffed = MIMEType.sniff(head) else { throw MIMEType.notMedia(path, head: head, service: service) }
+                    let mime = source.mimeType ?? Self.partType(sniffed, filename: source.filename)
                     let chunk = Self.progressChunkLength(fileSize: size)
                     let content: @Sendable () -> MultipartBody.ContentIterator = {
                         let box = FileChunkBox(handle.readChunks(chunkLength: .bytes(chunk)).makeAsyncIterator())

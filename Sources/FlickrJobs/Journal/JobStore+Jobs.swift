@@ -98,13 +98,15 @@ extension JobStore {
                   (SELECT COUNT(*) FROM photo p WHERE p.job = j.id AND p.status = 'conflict') AS conflicts
                 FROM job j ORDER BY j.created DESC, j.id DESC
                 """)
-            return rows.map(Self.summary)
+            return rows.map(summary)
         }
     }
 
-    static func summary(_ row: Row) -> JobSummary {
+    func summary(_ row: Row) -> JobSummary {
         var state: String = row["state"]
-        if state == "running", !Self.isAlive(row["runner"] as Int32?) { state = "interrupted" }
+        // Running means a process holds the job's lock; a run that ended without saying so
+        // (kill -9, a power cut) left it interrupted.
+        if state == "running", RunnerLock.probe(row["id"], in: locks) == .free { state = "interrupted" }
         let rules = (try? JSONDecoder().decode([String].self, from: Data((row["rules"] as String).utf8))) ?? []
         return JobSummary(id: row["id"], kind: row["kind"], parent: row["parent"], state: state, created: row["created"],
                           owner: row["owner"], endpoint: row["endpoint"], rules: rules, enumerated: row["enumerated"],
@@ -112,10 +114,13 @@ extension JobStore {
                           calls: row["calls"])
     }
 
-    /// Whether process `pid` still runs (a running job whose runner is gone was interrupted).
-    static func isAlive(_ pid: Int32?) -> Bool {
-        guard let pid, pid > 0 else { return false }
-        return kill(pid, 0) == 0 || errno == EPERM
+    /// The folder of the runners' locks (``RunnerLock``), beside the database.
+    public var locks: String { RunnerLock.directory(forDatabase: path) }
+
+    /// Takes job `id` for this process: exactly one runner per job. Throws
+    /// ``RunnerLock/Busy`` (naming the holder) when another process runs it.
+    public func lock(_ id: String, command: String) throws -> RunnerLock {
+        try RunnerLock.acquire(id, in: locks, command: command)
     }
 
     /// The job `id`, or for `last` the newest job that `accept` takes.

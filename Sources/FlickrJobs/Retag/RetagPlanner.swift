@@ -23,7 +23,11 @@ public struct RetagPlanner: Sendable {
         public var changes: [PhotoChange]
         /// Photos a rule could not apply to (over Flickr's 75 tags), with the reason.
         public var refused: [(PhotoChange, String)]
+        /// Photos an undo leaves alone: changed since the job's write in what it would touch.
+        public var conflicts: [(PhotoChange, String)] = []
         public var calls: Int
+        /// Tags a `custom` rule returned that Flickr stores otherwise (or not at all).
+        public var warnings: [String] = []
     }
 
     /// Plans `rules` (and `custom`, a per-photo rewrite run after them) over the photos
@@ -38,9 +42,22 @@ public struct RetagPlanner: Sendable {
         let infos = try await readTags(candidates.map(\.id))
         var changes: [PhotoChange] = []
         var refused: [(PhotoChange, String)] = []
+        var warnings: [String] = []
         for pre in infos where pre.owner == owner {
             var target = RetagRule.apply(rules, to: pre.ownerTags.map(\.raw))
-            if let custom { target = RetagRule.apply([], to: try await custom(pre, target)) }
+            if let custom {
+                // What the function returns is shown and written as Flickr will store it.
+                var kept: [String] = []
+                for raw in try await custom(pre, target) {
+                    if let stored = TagString.stored(raw) {
+                        if stored != raw { warnings.append("photo \(pre.photoID): --lua tag '\(raw)' will be stored as '\(stored)'") }
+                        kept.append(stored)
+                    } else {
+                        warnings.append("photo \(pre.photoID): --lua tag '\(raw)' has no letter or digit; Flickr would not store it, so it is left out")
+                    }
+                }
+                target = RetagRule.apply([], to: kept)
+            }
             // A tag another member already put on the photo is there: it is not added again.
             let others = Set(pre.otherTags.map { TagString.clean($0.raw) })
             target = target.filter { !others.contains(TagString.clean($0)) }
@@ -61,28 +78,40 @@ public struct RetagPlanner: Sendable {
         for (change, reason) in refused {
             try store.record(job: id, photo: change.pre.photoID, .failed, detail: reason)
         }
-        return Result(job: id, enumerated: listed.count, changes: changes, refused: refused, calls: calls)
+        return Result(job: id, enumerated: listed.count, changes: changes, refused: refused, calls: calls, warnings: warnings)
     }
 
-    /// Plans the undo of `parent`: every photo it touched goes back to its pre-image's raw
-    /// forms (reading each photo as it is now).
-    public func planUndo(of parent: String) async throws -> Result {
+    /// Plans the undo of `parent`: on every photo it touched, the tags it added are removed and
+    /// the tags it removed come back — nothing else (``UndoStep``). A photo changed since the
+    /// job's own write in what the undo would touch is a conflict, recorded and left as it is,
+    /// unless `force`. Reads each photo as it is now.
+    public func planUndo(of parent: String, force: Bool = false) async throws -> Result {
         let planTime = Int(Date().timeIntervalSince1970) - 1
         let header = try store.header(parent)
         let touched = try store.photos(of: parent).filter { $0.status != .planned && $0.status != .conflict }
-        let byID = Dictionary(touched.map { ($0.change.pre.photoID, $0.change) }, uniquingKeysWith: { a, _ in a })
+        let byID = Dictionary(touched.map { ($0.change.pre.photoID, $0) }, uniquingKeysWith: { a, _ in a })
         let now = try await readTags(touched.map(\.change.pre.photoID))
         var changes: [PhotoChange] = []
+        var conflicts: [(PhotoChange, String)] = []
         for current in now {
             guard let original = byID[current.photoID] else { continue }
-            let change = PhotoChange(pre: current, target: original.pre.ownerTags.map(\.raw))
-            if PhotoStep.next(change, current: nil) != .done { changes.append(change) }
+            let step = UndoStep(job: original.change, wroteAll: original.status == .done)
+            let (target, conflict) = step.target(current: current.ownerTags.map(\.raw), force: force)
+            let change = PhotoChange(pre: current, target: target)
+            if let conflict {
+                conflicts.append((change, conflict))
+            } else if PhotoStep.next(change, current: nil) != .done {
+                changes.append(change)
+            }
         }
         let id = JobStore.newID(kind: "undo")
         try store.create(NewJob(id: id, kind: "undo", parent: parent, owner: header.owner, endpoint: header.endpoint,
-                                rules: ["undo \(parent)"], query: [:], planTime: planTime, enumerated: touched.count,
-                                calls: now.count, changes: changes))
-        return Result(job: id, enumerated: touched.count, changes: changes, refused: [], calls: now.count)
+                                rules: ["undo \(parent)" + (force ? " --force" : "")], query: [:], planTime: planTime,
+                                enumerated: touched.count, calls: now.count, changes: changes + conflicts.map(\.0)))
+        for (change, reason) in conflicts {
+            try store.record(job: id, photo: change.pre.photoID, .conflict, detail: reason)
+        }
+        return Result(job: id, enumerated: touched.count, changes: changes, refused: [], conflicts: conflicts, calls: now.count)
     }
 
     /// `getInfo` for each photo, a few at a time, in the order given. A photo deleted since

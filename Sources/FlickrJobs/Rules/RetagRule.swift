@@ -29,6 +29,18 @@ public enum RetagRule: Sendable, Hashable, Codable {
         return .rename(from: from, to: to)
     }
 
+    /// `raw` as Flickr will store it when a rule writes it (``TagString/stored(_:)``), with a
+    /// warning when that differs from what was typed (a double quote dropped); an error when
+    /// Flickr would store nothing (no letter or digit). `option` names the rule for messages.
+    public static func storedTag(_ raw: String, option: String) throws(RetagRuleError) -> (tag: String, warning: String?) {
+        guard let stored = TagString.stored(raw) else {
+            throw RetagRuleError("\(option): '\(raw)' has no letter or digit, so Flickr would not store it as a tag")
+        }
+        guard stored != raw else { return (raw, nil) }
+        let why = raw.contains("\"") ? "a Flickr tag cannot hold a double quote" : "Flickr trims the spaces around a tag"
+        return (stored, "\(option): '\(raw)' will be stored as '\(stored)' (\(why))")
+    }
+
     /// Applies the rule to the raw forms of a photo's own tags.
     public func apply(to tags: [String]) -> [String] {
         switch self {

@@ -11,6 +11,32 @@ public enum TagString {
     /// mark is one `Character` in Swift, but still a quote or a space to Flickr. (Found by the
     /// `tags` fuzz target: `a"` + U+06DC kept the quote inside the tag, and join dropped it.)
     public static func parse(_ string: String) -> [String] {
+        var seen = Set<String>()
+        var result: [String] = []
+        for raw in tokens(string) {
+            let clean = self.clean(raw)
+            guard !clean.isEmpty, seen.insert(clean).inserted else { continue }
+            result.append(raw)
+        }
+        return result
+    }
+
+    /// The words of a tag string that Flickr stores as no tag at all: no letter or digit in
+    /// them (`📷`, `--`), so their clean form is empty. ``parse(_:)`` leaves them out, as
+    /// Flickr does; a caller that must not lose a tag silently refuses them first.
+    public static func unstorable(in string: String) -> [String] {
+        tokens(string).filter { clean($0).isEmpty }
+    }
+
+    /// How Flickr would store `raw` given as one tag (``join(_:)`` then ``parse(_:)``): without
+    /// double quotes (a tag cannot hold one; they only group words) and without the spaces
+    /// around it; nil when it would store nothing (``unstorable(in:)``).
+    public static func stored(_ raw: String) -> String? {
+        parse(join([raw])).first
+    }
+
+    /// The tags of a tag string, trimmed, before empty and duplicate ones are dropped.
+    private static func tokens(_ string: String) -> [String] {
         var tags: [String] = []
         var current = String.UnicodeScalarView()
         var inQuotes = false
@@ -32,15 +58,7 @@ public enum TagString {
             }
         }
         flush()
-        var seen = Set<String>()
-        var result: [String] = []
-        for raw in tags {
-            let trimmed = raw.trimmingSpaces()
-            let clean = self.clean(trimmed)
-            guard !clean.isEmpty, seen.insert(clean).inserted else { continue }
-            result.append(trimmed)
-        }
-        return result
+        return tags.map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
     }
 
     /// A tag string for `tags`: a tag holding anything ``parse(_:)`` separates on (a space, a

@@ -11,7 +11,12 @@ import Synchronization
 /// does: 0 nothing to change, 1 changes planned, 2 an error; apply, resume and undo exit 0 only
 /// when every planned photo is done.
 enum RetagCommand {
-    static let usage = "usage: flickr retag plan RULES... [--query k=v...] [--out PLAN] [--json] | apply PLAN [--yes] | resume [JOB|last] | undo [JOB|last] [--yes]"
+    static var usage: String { "usage: flickr retag " + (CommandLineSpec.subcommand(named: "retag")?.synopsis ?? "") }
+
+    /// Exit status of apply, resume and undo when the job could not go on now and can be
+    /// resumed later: the endpoint stayed unreachable, or another process runs the job
+    /// (sysexits' EX_TEMPFAIL).
+    static let tryLater: Int32 = 75
 
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
         let parsed = try CommandLineParser.parse(args, for: "retag")
@@ -36,6 +41,8 @@ enum RetagCommand {
         var json = false
         /// `--lua FILE`: a chunk returning `function(photo, tags) return new_tags end`.
         var luaFile: String?
+        /// Rules' tags that Flickr will store otherwise than typed (shown as stored).
+        var warnings: [String] = []
     }
 
     /// The rules and settings of `retag plan`, from its parsed words: rules are repeatable and
@@ -50,12 +57,28 @@ enum RetagCommand {
             let value = option.values.first ?? ""
             switch option.name {
             case "rename":
-                do { p.rules.append(try RetagRule.renaming(option.values[0], to: option.values[1])) } catch {
+                do {
+                    var new = option.values[1]
+                    if !new.contains("*") {
+                        let stored = try RetagRule.storedTag(new, option: "--rename")
+                        new = stored.tag
+                        if let warning = stored.warning { p.warnings.append(warning) }
+                    }
+                    p.rules.append(try RetagRule.renaming(option.values[0], to: new))
+                } catch {
                     throw Invocation.UsageError(message: error.message)
                 }
-            case "add", "remove":
-                guard !TagString.clean(value).isEmpty else { throw Invocation.UsageError(message: "--\(option.name): '\(value)' is not a tag") }
-                p.rules.append(option.name == "add" ? .add(value) : .remove(value))
+            case "add":
+                do {
+                    let stored = try RetagRule.storedTag(value, option: "--add")
+                    if let warning = stored.warning { p.warnings.append(warning) }
+                    p.rules.append(.add(stored.tag))
+                } catch {
+                    throw Invocation.UsageError(message: error.message)
+                }
+            case "remove":
+                guard !TagString.clean(value).isEmpty else { throw Invocation.UsageError(message: "--remove: '\(value)' is not a tag") }
+                p.rules.append(.remove(value))
             case "query":
                 guard let eq = value.firstIndex(of: "="), eq != value.startIndex else {
                     throw Invocation.UsageError(message: "--query: '\(value)' is not key=value")
@@ -87,6 +110,7 @@ enum RetagCommand {
 
     static func plan(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
         let p = try planArguments(parsed)
+        for warning in p.warnings { FileHandleOutput.standardError("flickr retag plan: warning: \(warning)\n") }
         let (opened, store) = try await open(inv, env)
         defer { opened.close() }
         let result: RetagPlanner.Result
@@ -99,6 +123,7 @@ enum RetagCommand {
             FileHandleOutput.standardError(FlickrShell.report(error).replacingOccurrences(of: "flickr: ", with: "flickr retag plan: ") + "\n")
             return 2
         }
+        for warning in result.warnings { FileHandleOutput.standardError("flickr retag plan: warning: \(warning)\n") }
         let document = try planJSON(result, store: store)
         if let out = p.out {
             do { try Data((document + "\n").utf8).write(to: URL(fileURLWithPath: out)) } catch {
@@ -109,7 +134,8 @@ enum RetagCommand {
         if p.json {
             print(document)
         } else {
-            print(diff(result))
+            print(diff(result, budget: budget(opened)))
+            if !result.changes.isEmpty { print("apply it with: flickr retag apply \(result.job)") }
         }
         return result.changes.isEmpty && result.refused.isEmpty ? 0 : 1
     }
@@ -149,7 +175,7 @@ enum RetagCommand {
     }
 
     /// The per-photo diff and the summary.
-    static func diff(_ r: RetagPlanner.Result) -> String {
+    static func diff(_ r: RetagPlanner.Result, budget: CallBudget?) -> String {
         var lines: [String] = []
         for change in r.changes {
             lines.append("photo \(change.pre.photoID)")
@@ -157,17 +183,33 @@ enum RetagCommand {
             for raw in change.added { lines.append("+ \(raw)") }
         }
         for (change, reason) in r.refused { lines.append("photo \(change.pre.photoID): not changed: \(reason)") }
+        for (change, reason) in r.conflicts { lines.append("photo \(change.pre.photoID): conflict, left as it is: \(reason)") }
+        lines.append("")
+        lines += summary(r, budget: budget)
+        return lines.joined(separator: "\n")
+    }
+
+    /// The lines after the diff: what the job will change and what that costs.
+    static func summary(_ r: RetagPlanner.Result, budget: CallBudget?) -> [String] {
         let tagChanges = r.changes.reduce(0) { $0 + $1.removed.count + $1.added.count }
         let calls = applyCalls(r.changes)
-        let hours = Double(calls) / 3_600
-        lines.append("")
+        var lines: [String] = []
         lines.append("job \(r.job): \(r.changes.count) photo\(r.changes.count == 1 ? "" : "s") to change of \(r.enumerated) looked at, "
                      + "\(tagChanges) tag change\(tagChanges == 1 ? "" : "s")"
-                     + (r.refused.isEmpty ? "" : ", \(r.refused.count) refused"))
-        lines.append("apply will cost about \(calls) call\(calls == 1 ? "" : "s") (ETA at 3,600 calls/hour: \(duration(hours * 3_600))); "
-                     + "the plan took \(r.calls)")
-        if !r.changes.isEmpty { lines.append("apply it with: flickr retag apply \(r.job)") }
-        return lines.joined(separator: "\n")
+                     + (r.refused.isEmpty ? "" : ", \(r.refused.count) refused")
+                     + (r.conflicts.isEmpty ? "" : ", \(r.conflicts.count) conflict\(r.conflicts.count == 1 ? "" : "s") (changed since the job; --force to undo them anyway)"))
+        // The ETA at the budget actually in force: none applies to a loopback endpoint.
+        let pace = budget.map { b in
+            "ETA at \(b.calls.formatted()) calls per \(Int(b.seconds).formatted()) s: \(duration(Double(calls) * b.seconds / Double(b.calls)))"
+        } ?? "no call budget applies to this endpoint"
+        lines.append("apply will cost about \(calls) call\(calls == 1 ? "" : "s") (\(pace)); "
+                     + "the plan took \(r.calls) call\(r.calls == 1 ? "" : "s")")
+        return lines
+    }
+
+    /// The call budget in force for this session's client, if any.
+    static func budget(_ opened: Subcommands.OpenSession) -> CallBudget? {
+        (opened.session.client.pacer as? SharedBudget)?.budget
     }
 
     /// Calls an apply of these changes makes: the writes, and one conflict check.
@@ -207,65 +249,103 @@ enum RetagCommand {
 
     static func apply(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
         let words = parsed.positional
-        guard words.count == 1 else { throw Invocation.UsageError(message: "usage: flickr retag apply PLAN [--yes] [--events]") }
+        guard words.count == 1 else { throw Invocation.UsageError(message: "usage: flickr retag apply PLAN [--yes] [--events] [--max-outage SECONDS]") }
+        let maxOutage = try maxOutage(parsed)
         let (opened, store) = try await open(inv, env)
         defer { opened.close() }
-        let job = try resolvePlan(words[0], store: store)
+        let planned = try resolvePlan(words[0], store: store)
+        // One runner per job: the lock first, then the state as it is under the lock.
+        guard let lock = try take(planned.id, store: store, command: "flickr retag apply") else { return tryLater }
+        let job = try store.job(planned.id)
         guard job.state == "planned" else {
             throw Invocation.UsageError(message: "job \(job.id) is \(job.state), not planned; "
-                                        + (job.state == "interrupted" ? "continue it with: flickr retag resume \(job.id)" : "see flickr jobs show \(job.id)"))
+                                        + (job.state == "running" || job.state == "interrupted" || job.state == "failed"
+                                           ? "continue it with: flickr retag resume \(job.id)" : "see flickr jobs show \(job.id)"))
         }
         guard try confirm("Apply job \(job.id) to \(job.photos) photo\(job.photos == 1 ? "" : "s")?", parsed) else { return 1 }
-        return try await execute(job.id, opened: opened, store: store, events: parsed.has("events"))
+        return try await execute(job.id, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage)
     }
 
     static func resume(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
         let words = parsed.positional
-        guard words.count <= 1 else { throw Invocation.UsageError(message: "usage: flickr retag resume [JOB|last] [--events]") }
+        guard words.count <= 1 else { throw Invocation.UsageError(message: "usage: flickr retag resume [JOB|last] [--events] [--max-outage SECONDS]") }
+        let maxOutage = try maxOutage(parsed)
         let (opened, store) = try await open(inv, env)
         defer { opened.close() }
         let wanted = words.first ?? "last"
-        let resumable: (JobSummary) -> Bool = { ["planned", "interrupted", "failed"].contains($0.state) }
+        let resumable: (JobSummary) -> Bool = { ["planned", "interrupted", "failed", "running"].contains($0.state) }
         let all = try store.jobs()
         if wanted == "last", let newest = all.first, !all.contains(where: resumable) {
             print("nothing to resume: the last job, \(newest.id), is \(newest.state)")
             return 0
         }
-        let job = try jobOrUsage(store, wanted, where: resumable)
-        guard job.state != "running" else { throw Invocation.UsageError(message: "job \(job.id) is running in another process") }
+        let found = try jobOrUsage(store, wanted, where: resumable)
+        guard let lock = try take(found.id, store: store, command: "flickr retag resume") else { return tryLater }
+        let job = try store.job(found.id)
         guard job.state != "done", job.state != "undone" else {
             print("job \(job.id) is \(job.state); nothing to resume")
             return 0
         }
-        return try await execute(job.id, opened: opened, store: store, events: parsed.has("events"))
+        return try await execute(job.id, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage)
     }
 
     static func undo(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
         let words = parsed.positional
-        guard words.count <= 1 else { throw Invocation.UsageError(message: "usage: flickr retag undo [JOB|last] [--yes] [--events]") }
+        guard words.count <= 1 else {
+            throw Invocation.UsageError(message: "usage: flickr retag undo [JOB|last] [--yes] [--diff] [--force] [--events] [--max-outage SECONDS]")
+        }
+        let maxOutage = try maxOutage(parsed)
         let (opened, store) = try await open(inv, env)
         defer { opened.close() }
         let job = try jobOrUsage(store, words.first ?? "last") { $0.kind == "retag" && $0.state != "planned" }
         guard job.kind == "retag" else { throw Invocation.UsageError(message: "job \(job.id) is an undo; undo the retag job it reverses instead") }
+        // The retag job is held while its undo is planned and run: two undos of one job never race.
+        guard let parentLock = try take(job.id, store: store, command: "flickr retag undo") else { return tryLater }
+        defer { withExtendedLifetime(parentLock) {} }
         // An undo interrupted earlier is resumed rather than planned again.
-        if let pending = try store.jobs().first(where: { $0.parent == job.id && ($0.state == "interrupted" || $0.state == "planned") }) {
+        if let pending = try store.jobs().first(where: { $0.parent == job.id && ["interrupted", "planned", "running"].contains($0.state) }) {
+            guard let lock = try take(pending.id, store: store, command: "flickr retag undo") else { return tryLater }
             print("resuming \(pending.id), the undo of \(job.id)")
-            return try await execute(pending.id, opened: opened, store: store, events: parsed.has("events"))
+            return try await execute(pending.id, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage)
         }
-        let planned = try await RetagPlanner(client: opened.session.client, store: store).planUndo(of: job.id)
-        guard !planned.changes.isEmpty else {
+        let planned = try await RetagPlanner(client: opened.session.client, store: store).planUndo(of: job.id, force: parsed.has("force"))
+        guard let lock = try take(planned.job, store: store, command: "flickr retag undo") else { return tryLater }
+        guard !planned.changes.isEmpty || !planned.conflicts.isEmpty else {
             // The empty undo still runs, so that the job is recorded done and the retag undone.
-            _ = try await RetagRunner(client: opened.session.client, store: store).run(planned.job)
+            _ = try await RetagRunner(client: opened.session.client, store: store).run(planned.job, lock: lock)
             print("nothing to undo: every photo \(job.id) touched has its tags from before it")
             return 0
         }
-        print(diff(planned))
+        // A summary by default: an undo of thousands of photos is not read photo by photo.
+        print(parsed.has("diff") ? diff(planned, budget: budget(opened))
+                                 : (summary(planned, budget: budget(opened)) + ["(the per-photo diff: --diff)"]).joined(separator: "\n"))
         guard try confirm("Undo job \(job.id) on \(planned.changes.count) photo\(planned.changes.count == 1 ? "" : "s")?", parsed) else { return 1 }
-        return try await execute(planned.job, opened: opened, store: store, events: parsed.has("events"))
+        return try await execute(planned.job, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage)
     }
 
-    /// Runs a job to its end (or Ctrl-C), with a progress line on a terminal or NDJSON events.
-    static func execute(_ job: String, opened: Subcommands.OpenSession, store: JobStore, events: Bool) async throws -> Int32 {
+    /// `--max-outage SECONDS` (default 30): how long the endpoint may stay unreachable.
+    static func maxOutage(_ parsed: ParsedArguments) throws(Invocation.UsageError) -> Double {
+        guard let text = parsed["max-outage"] else { return 30 }
+        guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
+            throw Invocation.UsageError(message: "--max-outage: '\(text)' is not a number of seconds (e.g. --max-outage 120)")
+        }
+        return seconds
+    }
+
+    /// Takes job `id` for this process, or says who holds it (on stderr) and returns nil.
+    static func take(_ id: String, store: JobStore, command: String) throws -> RunnerLock? {
+        do {
+            return try store.lock(id, command: command)
+        } catch let busy as RunnerLock.Busy {
+            FileHandleOutput.standardError("flickr retag: job \(busy.description)\n")
+            return nil
+        }
+    }
+
+    /// Runs a job to its end (or Ctrl-C, or an outage), with a progress line on a terminal or
+    /// NDJSON events; without either, a progress line at least every 30 s.
+    static func execute(_ job: String, lock: RunnerLock, opened: Subcommands.OpenSession, store: JobStore, events: Bool,
+                        maxOutage: Double) async throws -> Int32 {
         let stop = InterruptWatch { n in
             if n == 1 { FileHandleOutput.standardError("\nstopping after the current photo…\n") }
         }
@@ -273,13 +353,28 @@ enum RetagCommand {
         let terminal = Terminal.stderrIsTerminal
         var runner = RetagRunner(client: opened.session.client, store: store)
         runner.secondsPerCall = (opened.session.client.pacer as? SharedBudget)?.secondsPerCall
+        runner.maxOutage = maxOutage
         let runCalls = Atomic<Int>(0)
-        let outcome = try await runner.run(job, progress: { p in
+        let lastLine = Mutex(Date())
+        let outcome = try await runner.run(job, lock: lock, progress: { p in
             runCalls.store(p.calls, ordering: .relaxed)
             if events {
                 FileHandleOutput.standardError(eventLine(p) + "\n")
             } else if terminal {
                 FileHandleOutput.standardError("\r\u{1B}[K" + progressLine(p))
+            } else if lastLine.withLock({ last in
+                guard Date().timeIntervalSince(last) >= 30 else { return false }
+                last = Date()
+                return true
+            }) {
+                FileHandleOutput.standardError(progressLine(p) + "\n")
+            }
+        }, notice: { line in
+            lastLine.withLock { $0 = Date() }
+            if events {
+                FileHandleOutput.standardError(noticeEvent(job, line) + "\n")
+            } else {
+                FileHandleOutput.standardError((terminal ? "\r\u{1B}[K" : "") + "flickr retag: " + line + "\n")
             }
         }, shouldStop: { stop.interrupted })
         if terminal, !events { FileHandleOutput.standardError("\n") }
@@ -293,11 +388,22 @@ enum RetagCommand {
         for photo in try store.photos(of: s.id) where photo.status == .failed || photo.status == .conflict {
             print("  \(photo.status.rawValue): photo \(photo.change.pre.photoID): \(photo.detail ?? "")")
         }
+        if let outage = outcome.outage {
+            FileHandleOutput.standardError("flickr retag: stopped: \(outage)\nNo photo was marked failed; the journal is consistent. "
+                                           + "Resume when the endpoint is back with: flickr retag resume \(s.id)\n")
+            return tryLater
+        }
         if outcome.stopped {
             FileHandleOutput.standardError("stopped after the current photo; the journal is consistent. Resume with: flickr retag resume \(s.id)\n")
             return 130
         }
         return s.state == "done" ? 0 : 1
+    }
+
+    /// An NDJSON event for a line the run printed while it waited (`{"job":…,"waiting":…}`).
+    static func noticeEvent(_ job: String, _ line: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: ["job": job, "waiting": line], options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
     }
 
     static func progressLine(_ p: JobProgress) -> String {

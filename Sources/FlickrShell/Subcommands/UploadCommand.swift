@@ -30,7 +30,15 @@ enum UploadCommand {
             return 1
         }
         var fields: [String: String] = [:]
-        if let tags = options["tags"] { fields["tags"] = TagString.join(TagString.parse(tags)) }
+        if let tags = options["tags"] {
+            // What Flickr would not store is refused here, not lost (FlickrClient checks it too).
+            let lost = TagString.unstorable(in: tags)
+            guard lost.isEmpty else {
+                throw Invocation.UsageError(message: "--tags: " + lost.map { "'\($0)'" }.joined(separator: ", ")
+                                            + " has no letter or digit, so Flickr would not store it as a tag; nothing was sent")
+            }
+            fields["tags"] = tags
+        }
         if options["public"] != nil { fields["is_public"] = "1" }
         if options["private"] != nil { (fields["is_public"], fields["is_friend"], fields["is_family"]) = ("0", "0", "0") }
         let async = options["async"] != nil
@@ -157,10 +165,17 @@ enum UploadCommand {
             }
             for file in files {
                 let size = (try? fm.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value ?? 0
-                if MIMEType.forFile(atPath: file) == nil {
-                    plan.skipped.append((file, "not a photo or video Flickr accepts"))
-                } else if size == 0 {
+                if size == 0 {
                     plan.skipped.append((file, "empty file"))
+                } else if MIMEType.forFile(atPath: file) == nil {
+                    // The content decides, not the name: a text file named .jpg is not sent.
+                    let reason = MIMEType.forFilename(file) != nil
+                        ? "named like a photo or video, but its content is not one Flickr accepts"
+                        : "not a photo or video Flickr accepts"
+                    // A file named on the command line is an error before anything is sent;
+                    // in a folder, other files are skipped with a word.
+                    guard isDirectory.boolValue else { throw Invocation.UsageError(message: "\(file): \(reason); nothing was sent") }
+                    plan.skipped.append((file, reason))
                 } else {
                     plan.files.append((file, size))
                 }
