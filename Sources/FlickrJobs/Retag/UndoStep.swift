@@ -30,7 +30,16 @@ public struct UndoStep: Sendable, Hashable {
         } else if wroteAll, let back = current.first(where: { removedClean.contains(TagString.clean($0)) && !added.contains($0) }) {
             conflict = "tag \"\(back)\" was added again since the job removed it"
         }
+        let undone = undo(current, force: force)
+        // Already as the undo would leave it (undone by hand, say): nothing to do, no conflict.
+        if Set(undone) == Set(current) { return (current, nil) }
         if conflict != nil, !force { return (current, conflict) }
+        return (undone, nil)
+    }
+
+    /// `current` with what the job added taken out and what it removed put back.
+    func undo(_ current: [String], force: Bool) -> [String] {
+        let removedClean = Set(removed.map(TagString.clean))
         // Leave: the job's own raw forms; with force also a later tag standing where a removed
         // one comes back.
         var out = current.filter { raw in
@@ -42,6 +51,6 @@ public struct UndoStep: Sendable, Hashable {
             out.append(raw)
         }
         var seen = Set<String>()
-        return (out.filter { seen.insert(TagString.clean($0)).inserted }, force ? nil : conflict)
+        return out.filter { seen.insert(TagString.clean($0)).inserted }
     }
 }

@@ -299,6 +299,10 @@ enum RetagCommand {
         defer { opened.close() }
         let job = try jobOrUsage(store, words.first ?? "last") { $0.kind == "retag" && $0.state != "planned" }
         guard job.kind == "retag" else { throw Invocation.UsageError(message: "job \(job.id) is an undo; undo the retag job it reverses instead") }
+        if job.state == "undone" {
+            print("nothing to undo: \(job.id) was undone already (see flickr jobs)")
+            return 0
+        }
         // The retag job is held while its undo is planned and run: two undos of one job never race.
         guard let parentLock = try take(job.id, store: store, command: "flickr retag undo") else { return tryLater }
         defer { withExtendedLifetime(parentLock) {} }

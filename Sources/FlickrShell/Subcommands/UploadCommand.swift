@@ -14,6 +14,9 @@ enum UploadCommand {
     struct Plan {
         var files: [(path: String, size: Int64)] = []
         var skipped: [(path: String, reason: String)] = []
+        /// Skipped files that were named on the command line (not found in a folder): the
+        /// user asked for them, so the exit status says they did not go up.
+        var namedSkipped = 0
     }
 
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
@@ -121,7 +124,7 @@ enum UploadCommand {
         if watch.interrupted { summary += ", interrupted: \(plan.files.count - outcome.finished) not uploaded" }
         FileHandleOutput.standardError(summary + setNote + "\n")
         if watch.interrupted { return 130 }
-        return outcome.failed.isEmpty && outcome.uploaded.count == plan.files.count ? 0 : 1
+        return outcome.failed.isEmpty && outcome.uploaded.count == plan.files.count && plan.namedSkipped == 0 ? 0 : 1
     }
 
     /// What the transfers gave: photos up (path, id), pending tickets (`--async`), failures,
@@ -172,10 +175,8 @@ enum UploadCommand {
                     let reason = MIMEType.forFilename(file) != nil
                         ? "named like a photo or video, but its content is not one Flickr accepts"
                         : "not a photo or video Flickr accepts"
-                    // A file named on the command line is an error before anything is sent;
-                    // in a folder, other files are skipped with a word.
-                    guard isDirectory.boolValue else { throw Invocation.UsageError(message: "\(file): \(reason); nothing was sent") }
                     plan.skipped.append((file, reason))
+                    if !isDirectory.boolValue { plan.namedSkipped += 1 }
                 } else {
                     plan.files.append((file, size))
                 }
