@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "LuaKit", targets: ["LuaKit"]),
         .library(name: "FlickrLua", targets: ["FlickrLua"]),
         .library(name: "FlickrJobs", targets: ["FlickrJobs"]),
+        .library(name: "FlickrLibrary", targets: ["FlickrLibrary"]),
         .executable(name: "flickr", targets: ["flickr"]),
         .executable(name: "flickr-sandbox", targets: ["flickr-sandbox"]),
         .executable(name: "flickr-demo", targets: ["flickr-demo"]),
@@ -124,7 +125,7 @@ let package = Package(
         .target(
             name: "FlickrLua",
             dependencies: [
-                "LuaKit", "FlickrAPI", "FlickrProtocol", "FlickrJobs", "CFlickrLuaSources",
+                "LuaKit", "FlickrAPI", "FlickrProtocol", "FlickrJobs", "FlickrLibrary", "CFlickrLuaSources",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -141,6 +142,12 @@ let package = Package(
             name: "FlickrJobs",
             dependencies: ["FlickrAPI", "FlickrProtocol", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // The library on disk: the mirror (sync), queries, backups. Beside the jobs: it takes
+        // their runner lock and gives the retag planner its photos.
+        .target(
+            name: "FlickrLibrary",
+            dependencies: ["FlickrAPI", "FlickrProtocol", "FlickrJobs", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         // The `flickr` command line as data and its one parser: global and lua.c options,
         // subcommands and their actions (what --help, completion and errors are made from).
         .target(
@@ -151,7 +158,7 @@ let package = Package(
         .target(
             name: "FlickrShell",
             dependencies: [
-                "FlickrCommandLine", "FlickrLua", "FlickrLuaSandbox", "FlickrSandbox", "LuaKit", "FlickrAPI", "FlickrProtocol", "FlickrJobs", "CReadlineShim",
+                "FlickrCommandLine", "FlickrLua", "FlickrLuaSandbox", "FlickrSandbox", "LuaKit", "FlickrAPI", "FlickrProtocol", "FlickrJobs", "FlickrLibrary", "CReadlineShim",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -197,7 +204,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FlickrJobsTests",
-            dependencies: ["FlickrJobs", "FlickrAPI", "FlickrProtocol", "FlickrSandbox", "FlickrTestSupport"]
+            dependencies: ["FlickrJobs", "FlickrLibrary", "FlickrAPI", "FlickrProtocol", "FlickrSandbox", "FlickrTestSupport"]
         ),
         .testTarget(
             name: "FlickrSandboxTests",

@@ -1,0 +1,195 @@
+import FlickrProtocol
+import Foundation
+import GRDB
+
+/// A value of a photo's field as queries give it.
+public enum LibraryValue: Sendable, Hashable {
+    case string(String)
+    case integer(Int)
+    case number(Double)
+    case list([String])
+}
+
+/// One photo as a query gives it: fields named like the search extras.
+public struct LibraryRecord: Sendable, Hashable {
+    public var photo: LibraryPhoto
+    /// Raw forms where a deep sync read them, clean forms otherwise; machine tags left out.
+    public var tags: [String]
+    public var machineTags: [String]
+    /// Ids of the sets it is in.
+    public var sets: [String]
+
+    /// The field names, in the order `--json`, `--csv` and `--fields` use.
+    public static let fieldNames = [
+        "id", "title", "description", "tags", "machine_tags", "date_taken", "date_upload", "last_update", "ispublic", "isfriend",
+        "isfamily", "license", "media", "latitude", "longitude", "accuracy", "views", "sets", "owner", "secret", "server", "farm",
+        "original_format", "o_width", "o_height", "url_o", "date_taken_granularity",
+    ]
+
+    /// The value of `name` (nil when the library does not know it).
+    public func value(_ name: String) -> LibraryValue? {
+        let p = photo
+        func int(_ i: Int?) -> LibraryValue? { i.map(LibraryValue.integer) }
+        func str(_ s: String?) -> LibraryValue? { s.map(LibraryValue.string) }
+        switch name {
+        case "id": return .string(p.id)
+        case "title": return .string(p.title)
+        case "description": return .string(p.description)
+        case "tags": return .list(tags)
+        case "machine_tags": return .list(machineTags)
+        case "date_taken": return str(p.date_taken)
+        case "date_upload": return int(p.date_upload)
+        case "last_update": return int(p.last_update)
+        case "ispublic": return .integer(p.ispublic)
+        case "isfriend": return .integer(p.isfriend)
+        case "isfamily": return .integer(p.isfamily)
+        case "license": return str(p.license)
+        case "media": return str(p.media)
+        case "latitude": return p.latitude.map(LibraryValue.number)
+        case "longitude": return p.longitude.map(LibraryValue.number)
+        case "accuracy": return int(p.accuracy)
+        case "views": return int(p.views)
+        case "sets": return .list(sets)
+        case "owner": return .string(p.owner)
+        case "secret": return str(p.secret)
+        case "server": return str(p.server)
+        case "farm": return int(p.farm)
+        case "original_format": return str(p.original_format)
+        case "o_width": return int(p.o_width)
+        case "o_height": return int(p.o_height)
+        case "url_o": return str(p.url_o)
+        case "date_taken_granularity": return int(p.date_taken_granularity)
+        default: return nil
+        }
+    }
+}
+
+/// A set as the library holds it.
+public struct LibrarySet: Sendable, Hashable, Codable {
+    public var id: String
+    public var title: String
+    public var description: String
+    public var primary: String?
+    public var photos: Int
+    public var videos: Int
+    public var dateCreate: Int?
+    public var dateUpdate: Int?
+    /// Member photo ids in the set's order.
+    public var members: [String]
+}
+
+/// What `flickr.library.status()` and `flickr sync` report of the library itself.
+public struct LibraryStatus: Sendable, Hashable, Codable {
+    public var account: String
+    public var path: String
+    public var schemaVersion: Int
+    /// Unix seconds when the last complete sync began; nil before the first.
+    public var lastSync: Int?
+    public var photos: Int
+    public var deleted: Int
+    /// Photos whose raw tags (deep) are current.
+    public var deep: Int
+    public var sets: Int
+}
+
+extension LibraryStore {
+    /// The ids of the photos `filter` selects, in its order.
+    public func ids(_ filter: LibraryFilter) throws(LibraryError) -> [String] {
+        try read { db in try String.fetchAll(db, sql: filter.sql, arguments: StatementArguments(filter.arguments)) }
+    }
+
+    /// How many photos `filter` selects.
+    public func count(_ filter: LibraryFilter) throws(LibraryError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: filter.countSQL, arguments: StatementArguments(filter.arguments)) ?? 0 }
+    }
+
+    /// The records of `ids`, in that order (a page of a query: one statement per table).
+    public func records(_ ids: some Collection<String>) throws(LibraryError) -> [LibraryRecord] {
+        guard !ids.isEmpty else { return [] }
+        let list = Array(ids)
+        return try read { db in
+            var out: [LibraryRecord] = []
+            out.reserveCapacity(list.count)
+            var start = 0
+            while start < list.count {
+                let chunk = Array(list[start..<min(list.count, start + 500)])
+                start += chunk.count
+                let marks = LibraryFilter.marks(chunk.count)
+                let arguments = StatementArguments(chunk)
+                let photos = Dictionary(try LibraryPhoto.fetchAll(db, sql: "SELECT * FROM photo WHERE id IN (\(marks))", arguments: arguments)
+                    .map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+                var tags: [String: [String]] = [:], machine: [String: [String]] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT photo, clean, raw, machine FROM photo_tag WHERE photo IN (\(marks))", arguments: arguments) {
+                    let id: String = row[0]
+                    let form: String = (row[2] as String?) ?? row[1]
+                    if (row[3] as Int) == 1 { machine[id, default: []].append(form) } else { tags[id, default: []].append(form) }
+                }
+                var sets: [String: [String]] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT photo, photoset FROM set_photo WHERE photo IN (\(marks)) ORDER BY photoset", arguments: arguments) {
+                    sets[row[0], default: []].append(row[1])
+                }
+                for id in chunk {
+                    guard let photo = photos[id] else { continue }
+                    out.append(LibraryRecord(photo: photo, tags: Self.tagOrder(photo.tags, tags[id] ?? []),
+                                             machineTags: Self.tagOrder(photo.machine_tags, machine[id] ?? []), sets: sets[id] ?? []))
+                }
+            }
+            return out
+        }
+    }
+
+    /// Tags in the order the listing gave them (the table's order is the key's).
+    static func tagOrder(_ listing: String, _ forms: [String]) -> [String] {
+        guard forms.count > 1 else { return forms }
+        let order = Dictionary(listing.split(separator: " ").enumerated().map { (String($0.element), $0.offset) }, uniquingKeysWith: { a, _ in a })
+        return forms.sorted { (order[TagString.clean($0)] ?? .max, $0) < (order[TagString.clean($1)] ?? .max, $1) }
+    }
+
+    /// Every set, in the account's order.
+    public func sets() throws(LibraryError) -> [LibrarySet] {
+        try read { db in
+            let members = Dictionary(grouping: try Row.fetchAll(db, sql: "SELECT photoset, photo FROM set_photo ORDER BY photoset, position"),
+                                     by: { $0[0] as String }).mapValues { $0.map { $0[1] as String } }
+            return try Row.fetchAll(db, sql: "SELECT * FROM photoset ORDER BY position").map { r in
+                LibrarySet(id: r["id"], title: r["title"], description: r["description"], primary: r["primary_photo"], photos: r["photos"],
+                           videos: r["videos"], dateCreate: r["date_create"], dateUpdate: r["date_update"], members: members[r["id"]] ?? [])
+            }
+        }
+    }
+
+    /// The library's own state.
+    public func status() throws(LibraryError) -> LibraryStatus {
+        let version = schemaVersion
+        return try read { db in
+            LibraryStatus(account: account, path: path, schemaVersion: version,
+                          lastSync: try state("last_sync", db).flatMap(Int.init),
+                          photos: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM photo WHERE deleted IS NULL") ?? 0,
+                          deleted: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM photo WHERE deleted IS NOT NULL") ?? 0,
+                          deep: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM photo WHERE deleted IS NULL AND deep_update IS last_update") ?? 0,
+                          sets: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM photoset") ?? 0)
+        }
+    }
+
+    /// Runs a read-only statement (`flickr.library.sql`): the rows as column → value. A
+    /// statement that would write is an error, not a write.
+    public func sql(_ query: String, _ arguments: [DatabaseValue] = []) throws(LibraryError) -> (columns: [String], rows: [[DatabaseValue]]) {
+        do {
+            return try pool.read { db in
+                let statement = try db.makeStatement(sql: query)
+                guard statement.isReadonly else { throw LibraryError("library.sql is read-only: \(query.prefix(60)) would write") }
+                let rows = try Row.fetchAll(statement, arguments: StatementArguments(arguments))
+                return (statement.columnNames, rows.map { Array($0.databaseValues) })
+            }
+        } catch let error as LibraryError {
+            throw error
+        } catch {
+            throw LibraryError("library.sql: \(error)")
+        }
+    }
+
+    /// The deleted photos (ids), for backups.
+    public func deletedIDs() throws(LibraryError) -> [String] {
+        try read { db in try String.fetchAll(db, sql: "SELECT id FROM photo WHERE deleted IS NOT NULL ORDER BY id") }
+    }
+}
+

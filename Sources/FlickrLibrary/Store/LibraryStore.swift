@@ -1,0 +1,164 @@
+import FlickrJobs
+import Foundation
+import GRDB
+
+/// One account's library on disk: `$XDG_DATA_HOME/flickr/library/NSID.sqlite` (default
+/// `~/.local/share/flickr/library/`), the folder 0700 and the files 0600, WAL, a schema version
+/// with migrations. It holds what Flickr's listings and (with `--deep`) `getInfo` say of every
+/// photo and set, and the sync state; never a secret.
+public final class LibraryStore: Sendable {
+    let pool: DatabasePool
+    /// The database file.
+    public let path: String
+    /// The account (NSID) the library mirrors.
+    public let account: String
+
+    /// The folder of the libraries for an environment.
+    public static func directory(environment: [String: String]) -> String {
+        let base: String
+        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
+            base = data
+        } else {
+            base = (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+        }
+        return base + "/flickr/library"
+    }
+
+    /// The database of account `nsid` in `directory`.
+    public static func path(for nsid: String, in directory: String) -> String {
+        directory + "/" + nsid.replacingOccurrences(of: "/", with: "_") + ".sqlite"
+    }
+
+    /// Opens (creating and migrating) the library of `account` at `path`.
+    public init(path: String, account: String) throws(LibraryError) {
+        self.path = path
+        self.account = account
+        let dir = (path as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: dir)
+            if !FileManager.default.fileExists(atPath: path) {
+                FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+            }
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(30)
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+            }
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try Self.migrator.migrate(pool)
+            try pool.write { db in
+                try db.execute(sql: "INSERT OR IGNORE INTO sync_state (key, value) VALUES ('account', ?)", arguments: [account])
+            }
+            // The WAL and shared-memory files are the owner's only too.
+            for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+                try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path + suffix)
+            }
+        } catch let error as LibraryError {
+            throw error
+        } catch {
+            throw LibraryError("cannot open the library \(path): \(error)")
+        }
+    }
+
+    /// The schema, version by version (GRDB's migrator records which ran).
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE photo (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    owner TEXT NOT NULL,
+                    secret TEXT, server TEXT, farm INTEGER,
+                    title TEXT NOT NULL DEFAULT '',
+                    description TEXT NOT NULL DEFAULT '',
+                    ispublic INTEGER NOT NULL DEFAULT 0, isfriend INTEGER NOT NULL DEFAULT 0, isfamily INTEGER NOT NULL DEFAULT 0,
+                    license TEXT,
+                    date_upload INTEGER, date_taken TEXT, date_taken_granularity INTEGER, date_taken_unknown INTEGER,
+                    last_update INTEGER,
+                    views INTEGER,
+                    media TEXT,
+                    original_format TEXT, original_secret TEXT, o_width INTEGER, o_height INTEGER,
+                    latitude REAL, longitude REAL, accuracy INTEGER,
+                    url_o TEXT,
+                    tags TEXT NOT NULL DEFAULT '',          -- clean forms, space-separated (extras=tags)
+                    machine_tags TEXT NOT NULL DEFAULT '',  -- clean forms (extras=machine_tags)
+                    raw_tags TEXT,                          -- JSON [{id, author, raw}] from getInfo (--deep)
+                    deep_update INTEGER,                    -- last_update when getInfo was read
+                    notes INTEGER, people INTEGER, comments INTEGER,
+                    deleted INTEGER                         -- when a complete listing no longer had it
+                );
+                CREATE INDEX photo_taken ON photo(date_taken);
+                CREATE INDEX photo_upload ON photo(date_upload);
+                CREATE INDEX photo_update ON photo(last_update);
+                CREATE TABLE photo_tag (
+                    photo TEXT NOT NULL REFERENCES photo(id) ON DELETE CASCADE,
+                    clean TEXT NOT NULL,
+                    raw TEXT,                               -- the owner's raw form, when known (--deep)
+                    machine INTEGER NOT NULL,
+                    PRIMARY KEY (photo, clean)
+                ) WITHOUT ROWID;
+                CREATE INDEX photo_tag_clean ON photo_tag(clean, photo);
+                CREATE TABLE photoset (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    title TEXT NOT NULL DEFAULT '',
+                    description TEXT NOT NULL DEFAULT '',
+                    primary_photo TEXT,
+                    photos INTEGER NOT NULL DEFAULT 0,
+                    videos INTEGER NOT NULL DEFAULT 0,
+                    date_create INTEGER, date_update INTEGER,
+                    position INTEGER NOT NULL,
+                    members_update INTEGER                  -- date_update when the members were read
+                );
+                CREATE TABLE set_photo (
+                    photoset TEXT NOT NULL REFERENCES photoset(id) ON DELETE CASCADE,
+                    photo TEXT NOT NULL,
+                    position INTEGER NOT NULL,
+                    PRIMARY KEY (photoset, photo)
+                ) WITHOUT ROWID;
+                CREATE INDEX set_photo_photo ON set_photo(photo);
+                CREATE TABLE sync_state (key TEXT PRIMARY KEY NOT NULL, value TEXT);
+                """)
+        }
+        return m
+    }
+
+    /// The schema version (the number of migrations applied).
+    public var schemaVersion: Int {
+        (try? pool.read { db in try Self.migrator.appliedMigrations(db).count }) ?? 0
+    }
+
+    func write<T>(_ body: (Database) throws -> T) throws(LibraryError) -> T {
+        do { return try pool.write(body) } catch { throw LibraryError("library database: \(error)") }
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws(LibraryError) -> T {
+        do { return try pool.read(body) } catch let error as LibraryError { throw error } catch {
+            throw LibraryError("library database: \(error)")
+        }
+    }
+
+    /// A value of the sync state.
+    func state(_ key: String, _ db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = ?", arguments: [key])
+    }
+
+    func setState(_ key: String, _ value: String?, _ db: Database) throws {
+        try db.execute(sql: "INSERT INTO sync_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                       arguments: [key, value])
+    }
+
+    /// The folder of the runners' locks: the same as the jobs' (one lock per library).
+    public func lock(command: String, jobs: JobStore) throws -> RunnerLock {
+        try jobs.lock("library-" + account.replacingOccurrences(of: "@", with: "_"), command: command)
+    }
+}
+
+/// Why the library could not be read, synced or backed up.
+public struct LibraryError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
