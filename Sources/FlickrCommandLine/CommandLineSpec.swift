@@ -222,6 +222,23 @@ package enum CommandLineSpec {
             options: [.flag("json", "print JSON (an array of job objects)")],
             positional: .choice(["show"])),
         SubcommandSpec(
+            name: "sync", synopsis: "[--full] [--deep] [--json] [--events]",
+            summary: "Brings the library on disk up to date: the first time every photo and set, later only what changed.",
+            options: [.flag("full", "list every photo even when an incremental sync would do"),
+                      .flag("deep", "also read each changed photo's raw tags (author, id), notes, people and comments"),
+                      .flag("json", "print the summary as a JSON object"), events],
+            positional: .none),
+        SubcommandSpec(
+            name: "find", synopsis: "[KEY=VALUE...] [--json|--csv|--ids] [--fields a,b,...]",
+            summary: "Queries the library on disk (no call): tags=, any_tags=, untagged, machine_tags=, text=, taken=, uploaded=, "
+                + "updated=, set=, privacy=, license=, media=, has_geo, order=, limit=.",
+            options: [.flag("json", "print an array of objects (keys: the field names)"),
+                      .flag("csv", "print CSV with a header line (lists joined by ;)"),
+                      .flag("ids", "print the photo ids only"),
+                      .valued("fields", "a,b,...", .text, "the fields to print (id, title, tags, date_taken, …)")],
+            positional: .choice(["tags=", "any_tags=", "untagged", "machine_tags=", "text=", "taken=", "uploaded=", "updated=", "set=",
+                                 "privacy=", "license=", "media=", "has_geo", "order=", "limit="])),
+        SubcommandSpec(
             name: "completion", synopsis: "bash|zsh|fish",
             summary: "Prints the shell completion script for bash, zsh or fish.",
             options: [], positional: .choice(["bash", "zsh", "fish"])),

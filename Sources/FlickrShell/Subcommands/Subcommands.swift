@@ -1,6 +1,7 @@
 import FlickrAPI
 import FlickrCommandLine
 import FlickrJobs
+import FlickrLibrary
 import FlickrLua
 import FlickrProtocol
 import FlickrSandbox
@@ -27,6 +28,8 @@ enum Subcommands {
             case "download": return try await DownloadCommand.run(arguments, invocation, environment)
             case "retag": return try await RetagCommand.run(arguments, invocation, environment)
             case "jobs": return try await JobsCommand.run(arguments, invocation, environment)
+            case "sync": return try await SyncCommand.run(arguments, invocation, environment)
+            case "find": return try await FindCommand.run(arguments, invocation, environment)
             case "completion": return try CompletionCommand.run(arguments)
             case "__complete": return try CompletionCommand.complete(arguments, environment: environment)
             default: throw Invocation.UsageError(message: "unknown subcommand \(name)")
@@ -40,6 +43,9 @@ enum Subcommands {
             FileHandleOutput.standardError("flickr \(name): \(error)\n")
             return error.kind == .usage ? 2 : 1
         } catch let error as JobError {
+            FileHandleOutput.standardError("flickr \(name): \(error)\n")
+            return 1
+        } catch let error as LibraryError {
             FileHandleOutput.standardError("flickr \(name): \(error)\n")
             return 1
         } catch {

@@ -1,0 +1,113 @@
+import FlickrAPI
+import FlickrCommandLine
+import FlickrLibrary
+import Foundation
+
+/// `flickr find [KEY=VALUE…] [--json|--csv|--ids] [--fields a,b,…]`: a query of the library on
+/// disk; it makes no call (the account is the one a sync remembered for the endpoint).
+enum FindCommand {
+    static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
+        let parsed = try CommandLineParser.parse(args, for: "find")
+        let formats = ["json", "csv", "ids"].filter(parsed.has)
+        guard formats.count <= 1 else { throw Invocation.UsageError(message: "--json, --csv and --ids exclude each other") }
+        var given: [String: LibraryFilter.Value] = [:]
+        for word in parsed.positional {
+            if let eq = word.firstIndex(of: "=") {
+                given[String(word[..<eq])] = .text(String(word[word.index(after: eq)...]))
+            } else {
+                // A bare key is a flag: `untagged`, `has_geo`.
+                given[word] = .flag(true)
+            }
+        }
+        let filter: LibraryFilter
+        do { filter = try LibraryFilter(given) } catch { throw Invocation.UsageError(message: error.message) }
+        let fields = try Self.fields(parsed["fields"])
+        // The session only says which endpoint (and so which account) is meant: no call is made.
+        let opened = try await Subcommands.session(inv, env)
+        let endpoint = opened.session.client.context.endpoints.rest
+        opened.close()
+        let store = try LibraryStore.existing(endpoint: endpoint, environment: env)
+        let ids = try store.ids(filter)
+        switch formats.first {
+        case "ids":
+            var out = ""
+            for id in ids { out += id + "\n" }
+            FileHandleOutput.standardOutput(out)
+        case "json":
+            FileHandleOutput.standardOutput("[")
+            var first = true
+            for page in stride(from: 0, to: ids.count, by: 1_000) {
+                var chunk = ""
+                for record in try store.records(ids[page..<min(ids.count, page + 1_000)]) {
+                    chunk += (first ? "\n" : ",\n") + jsonObject(record, fields)
+                    first = false
+                }
+                FileHandleOutput.standardOutput(chunk)
+            }
+            FileHandleOutput.standardOutput(first ? "]\n" : "\n]\n")
+        case "csv":
+            FileHandleOutput.standardOutput(fields.map(csv).joined(separator: ",") + "\r\n")
+            for page in stride(from: 0, to: ids.count, by: 1_000) {
+                var chunk = ""
+                for record in try store.records(ids[page..<min(ids.count, page + 1_000)]) {
+                    chunk += fields.map { csv(text(record.value($0), list: ";")) }.joined(separator: ",") + "\r\n"
+                }
+                FileHandleOutput.standardOutput(chunk)
+            }
+        default:
+            let shown = parsed["fields"] == nil ? ["id", "date_taken", "title", "tags"] : fields
+            for page in stride(from: 0, to: ids.count, by: 1_000) {
+                var chunk = ""
+                for record in try store.records(ids[page..<min(ids.count, page + 1_000)]) {
+                    chunk += shown.map { text(record.value($0), list: " ") }.joined(separator: "\t") + "\n"
+                }
+                FileHandleOutput.standardOutput(chunk)
+            }
+            if Terminal.stderrIsTerminal { FileHandleOutput.standardError("\(ids.count) photo\(ids.count == 1 ? "" : "s")\n") }
+        }
+        return 0
+    }
+
+    /// `--fields a,b,…` checked against the photo table's field names.
+    static func fields(_ option: String?) throws(Invocation.UsageError) -> [String] {
+        guard let option else { return LibraryRecord.fieldNames }
+        let names = option.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        for name in names where !LibraryRecord.fieldNames.contains(name) {
+            throw Invocation.UsageError(message: "--fields: '\(name)' is not a field (fields: \(LibraryRecord.fieldNames.joined(separator: ", ")))")
+        }
+        guard !names.isEmpty else { throw Invocation.UsageError(message: "--fields: name at least one field") }
+        return names
+    }
+
+    static func text(_ value: LibraryValue?, list separator: String) -> String {
+        switch value {
+        case .string(let s): return s
+        case .integer(let i): return String(i)
+        case .number(let d): return String(d)
+        case .list(let l): return l.joined(separator: separator)
+        case nil: return ""
+        }
+    }
+
+    static func csv(_ field: String) -> String {
+        field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+            ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
+    }
+
+    /// One object: the fields asked for, in that order (JSON keys are the field names).
+    static func jsonObject(_ record: LibraryRecord, _ fields: [String]) -> String {
+        let members = fields.map { name -> String in
+            let value: Any
+            switch record.value(name) {
+            case .string(let s): value = s
+            case .integer(let i): value = i
+            case .number(let d): value = d
+            case .list(let l): value = l
+            case nil: value = NSNull()
+            }
+            let data = (try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes])) ?? Data("null".utf8)
+            return "\"\(name)\":" + String(decoding: data, as: UTF8.self)
+        }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+}
