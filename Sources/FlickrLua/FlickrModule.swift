@@ -70,6 +70,7 @@ final class FlickrModule {
         installConcurrency(state, flickr)
         installConfiguration(state, flickr)
         installJobs(state, flickr)
+        installLibrary(state, flickr)
         try installLuaPart(state, flickr)
         // The module itself answers a name it lacks as its namespaces do: `flickr.nope.foo{}`
         // says "no such method or namespace" with the nearest names, not "attempt to index nil".

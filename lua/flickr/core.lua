@@ -338,4 +338,33 @@ return function(flickr, Error, Help)
     local undo = jobs._undo(id)
     return jobs._run(undo, progress)
   end
+
+  ---------------------------------------------------------------------------------------------
+  -- flickr.library: the library on disk (`flickr sync`); queries make no call.
+  --   flickr.library.sync{ deep = …, full = …, progress = fn } → the summary
+  --   flickr.library.photos(filter) → an iterator of photo tables (pages of 1,000 from Swift)
+  local library = flickr.library
+
+  function library.sync(opts)
+    local progress = type(opts) == "table" and opts.progress or nil
+    local given = {}
+    if type(opts) == "table" then
+      for k, v in pairs(opts) do if k ~= "progress" then given[k] = v end end
+    end
+    return library._sync(given, progress)
+  end
+
+  function library.photos(filter)
+    local ids = library._ids(filter)
+    local n, i, base, page = #ids, 0, 0, nil
+    return function()
+      i = i + 1
+      if i > n then return nil end
+      if page == nil or i > base + #page then
+        base = i - 1
+        page = library._records(ids, i, math.min(n, i + 999))
+      end
+      return page[i - base]
+    end
+  end
 end
