@@ -1,5 +1,6 @@
 import FlickrAPI
 import FlickrJobs
+import FlickrLibrary
 import FlickrProtocol
 import Foundation
 import LuaKit
@@ -89,8 +90,14 @@ extension FlickrModule {
         }
         let (client, store) = (self.client, try jobStore())
         let chosen = (rules, query)
+        let source = LibraryRetagSource.synced(for: client, environment: environment)
         return asyncReturn("flickr.retag.plan", {
-            try await RetagPlanner(client: client, store: store).plan(rules: chosen.0, query: chosen.1).job
+            var planner = RetagPlanner(client: client, store: store)
+            // A synced library answers the selection and the raw tags (after an incremental sync).
+            let lock = source.flatMap { try? $0.store.lock(command: "flickr.retag.plan", jobs: store) }
+            defer { withExtendedLifetime(lock) {} }
+            if lock != nil { planner.source = source }
+            return try await planner.plan(rules: chosen.0, query: chosen.1).job
         }, deliver: { state, id in state.push(id); return 1 })
     }
 
@@ -104,6 +111,7 @@ extension FlickrModule {
         var runner = RetagRunner(client: client, store: try jobStore())
         runner.secondsPerCall = (client.pacer as? SharedBudget)?.secondsPerCall
         runner.command = "flickr.jobs.run"
+        runner.mirror = LibraryRetagSource.synced(for: client, environment: environment)
         let chosen = runner
         let progressRelay = relay
         return asyncReturn("flickr.jobs.run", {

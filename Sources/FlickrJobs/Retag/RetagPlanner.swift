@@ -10,6 +10,9 @@ public struct RetagPlanner: Sendable {
     public let store: JobStore
     /// Reads in flight at once.
     public var concurrency = 4
+    /// A local mirror to select from and take raw tags from (FlickrLibrary's), refreshed first;
+    /// nil plans from Flickr alone.
+    public var source: (any RetagSource)?
 
     public init(client: FlickrClient, store: JobStore) {
         self.client = client
@@ -35,11 +38,31 @@ public struct RetagPlanner: Sendable {
     public func plan(rules: [RetagRule], query: [String: String],
                      custom: (@Sendable (PhotoTags, [String]) async throws -> [String])? = nil) async throws -> Result {
         let planTime = Int(Date().timeIntervalSince1970) - 1
-        let login = try await client.call("flickr.test.login")
-        guard let owner = login["user"]?["id"]?.string else { throw JobError("flickr.test.login did not name the user") }
-        let (listed, listCalls) = try await PhotoEnumerator(client: client).photos(query: query)
+        let owner: String
+        var listed: [ListedPhoto]
+        var calls = 0
+        if let source {
+            // The mirror, brought up to date, answers what it can; Flickr the rest.
+            calls += try await source.refresh()
+            owner = source.account
+            if let mirrored = try source.photos(query: query) {
+                listed = mirrored
+            } else {
+                let (photos, listCalls) = try await PhotoEnumerator(client: client).photos(query: query)
+                (listed, calls) = (photos, calls + listCalls)
+            }
+        } else {
+            let login = try await client.call("flickr.test.login")
+            guard let nsid = login["user"]?["id"]?.string else { throw JobError("flickr.test.login did not name the user") }
+            let (photos, listCalls) = try await PhotoEnumerator(client: client).photos(query: query)
+            (owner, listed, calls) = (nsid, photos, 1 + listCalls)
+        }
         let candidates = custom != nil ? listed : listed.filter { p in rules.contains { $0.mayAffect(cleanTags: p.cleanTags) } }
-        let infos = try await readTags(candidates.map(\.id))
+        let known = try source?.tags(of: candidates.map(\.id)) ?? [:]
+        let unknown = candidates.map(\.id).filter { known[$0] == nil }
+        let read = Dictionary(try await readTags(unknown).map { ($0.photoID, $0) }, uniquingKeysWith: { a, _ in a })
+        calls += unknown.count
+        let infos = candidates.compactMap { known[$0.id] ?? read[$0.id] }
         var changes: [PhotoChange] = []
         var refused: [(PhotoChange, String)] = []
         var warnings: [String] = []
@@ -70,7 +93,6 @@ public struct RetagPlanner: Sendable {
             }
         }
         let id = JobStore.newID(kind: "retag")
-        let calls = 1 + listCalls + infos.count
         try store.create(NewJob(id: id, kind: "retag", parent: nil, owner: owner, endpoint: client.context.endpoints.rest,
                                 rules: rules.map(\.description) + (custom != nil ? ["--lua"] : []), query: query,
                                 planTime: planTime, enumerated: listed.count, calls: calls,

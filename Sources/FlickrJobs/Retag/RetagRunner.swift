@@ -43,6 +43,8 @@ public struct RetagRunner: Sendable {
     public var maxOutage: Double = 30
     /// What holds the job's lock, as a second process will be told (`flickr retag apply`).
     public var command = "flickr"
+    /// The local mirror, told what each photo now holds (FlickrLibrary's), if there is one.
+    public var mirror: (any RetagSource)?
 
     public init(client: FlickrClient, store: JobStore) {
         self.client = client
@@ -153,7 +155,11 @@ public struct RetagRunner: Sendable {
                 // A runtime failure keeps a mark so that resume settles it again (by reading first).
                 try store.record(job: job, photo: id, status, intent: status == .failed ? "settle" : nil, detail: detail, calls: made)
                 switch status {
-                case .done: counts.done += 1
+                case .done:
+                    counts.done += 1
+                    // The mirror is a cache: failing to update it must not fail the job (the
+                    // next sync reads the photo again, its lastupdate having moved).
+                    try? mirror?.wrote(photo: id, tags: photo.change.target)
                 case .conflict: counts.conflicts += 1
                 default: counts.failed += 1
                 }

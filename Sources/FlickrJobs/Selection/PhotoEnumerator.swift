@@ -6,6 +6,12 @@ public struct ListedPhoto: Sendable, Hashable {
     public var id: String
     public var cleanTags: Set<String>
     public var lastUpdate: Int
+
+    public init(id: String, cleanTags: Set<String>, lastUpdate: Int) {
+        self.id = id
+        self.cleanTags = cleanTags
+        self.lastUpdate = lastUpdate
+    }
 }
 
 /// Lists every photo of the caller that a selection names, complete past the 4,000-result cap

@@ -1,6 +1,7 @@
 import FlickrAPI
 import FlickrCommandLine
 import FlickrJobs
+import FlickrLibrary
 import FlickrProtocol
 import Foundation
 import LuaKit
@@ -117,7 +118,19 @@ enum RetagCommand {
         do {
             var custom: (@Sendable (PhotoTags, [String]) async throws -> [String])?
             if let file = p.luaFile { custom = try await luaRule(file, runtime: opened.session.runtime) }
-            result = try await RetagPlanner(client: opened.session.client, store: store).plan(rules: p.rules, query: p.query, custom: custom)
+            var planner = RetagPlanner(client: opened.session.client, store: store)
+            // A synced library answers the selection and the raw tags (after an incremental sync).
+            var libraryLock: RunnerLock?
+            if let source = LibraryRetagSource.synced(for: opened.session.client, environment: env) {
+                do {
+                    libraryLock = try source.store.lock(command: "flickr retag plan", jobs: store)
+                    planner.source = source
+                } catch let busy as RunnerLock.Busy {
+                    FileHandleOutput.standardError("flickr retag plan: the library is busy (\(busy.holder?.description ?? "another process")); planning from Flickr\n")
+                }
+            }
+            defer { withExtendedLifetime(libraryLock) {} }
+            result = try await planner.plan(rules: p.rules, query: p.query, custom: custom)
         } catch {
             // Exit 2 for any error, as diff does; nothing was written.
             FileHandleOutput.standardError(FlickrShell.report(error).replacingOccurrences(of: "flickr: ", with: "flickr retag plan: ") + "\n")
@@ -263,7 +276,7 @@ enum RetagCommand {
                                            ? "continue it with: flickr retag resume \(job.id)" : "see flickr jobs show \(job.id)"))
         }
         guard try confirm("Apply job \(job.id) to \(job.photos) photo\(job.photos == 1 ? "" : "s")?", parsed) else { return 1 }
-        return try await execute(job.id, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage)
+        return try await execute(job.id, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage, env: env)
     }
 
     static func resume(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
@@ -286,7 +299,7 @@ enum RetagCommand {
             print("job \(job.id) is \(job.state); nothing to resume")
             return 0
         }
-        return try await execute(job.id, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage)
+        return try await execute(job.id, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage, env: env)
     }
 
     static func undo(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
@@ -310,7 +323,7 @@ enum RetagCommand {
         if let pending = try store.jobs().first(where: { $0.parent == job.id && ["interrupted", "planned", "running"].contains($0.state) }) {
             guard let lock = try take(pending.id, store: store, command: "flickr retag undo") else { return tryLater }
             print("resuming \(pending.id), the undo of \(job.id)")
-            return try await execute(pending.id, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage)
+            return try await execute(pending.id, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage, env: env)
         }
         let planned = try await RetagPlanner(client: opened.session.client, store: store).planUndo(of: job.id, force: parsed.has("force"))
         guard let lock = try take(planned.job, store: store, command: "flickr retag undo") else { return tryLater }
@@ -324,7 +337,7 @@ enum RetagCommand {
         print(parsed.has("diff") ? diff(planned, budget: budget(opened))
                                  : (summary(planned, budget: budget(opened)) + ["(the per-photo diff: --diff)"]).joined(separator: "\n"))
         guard try confirm("Undo job \(job.id) on \(planned.changes.count) photo\(planned.changes.count == 1 ? "" : "s")?", parsed) else { return 1 }
-        return try await execute(planned.job, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage)
+        return try await execute(planned.job, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage, env: env)
     }
 
     /// `--max-outage SECONDS` (default 30): how long the endpoint may stay unreachable.
@@ -349,7 +362,7 @@ enum RetagCommand {
     /// Runs a job to its end (or Ctrl-C, or an outage), with a progress line on a terminal or
     /// NDJSON events; without either, a progress line at least every 30 s.
     static func execute(_ job: String, lock: RunnerLock, opened: Subcommands.OpenSession, store: JobStore, events: Bool,
-                        maxOutage: Double) async throws -> Int32 {
+                        maxOutage: Double, env: [String: String]) async throws -> Int32 {
         let stop = InterruptWatch { n in
             if n == 1 { FileHandleOutput.standardError("\nstopping after the current photo…\n") }
         }
@@ -358,6 +371,7 @@ enum RetagCommand {
         var runner = RetagRunner(client: opened.session.client, store: store)
         runner.secondsPerCall = (opened.session.client.pacer as? SharedBudget)?.secondsPerCall
         runner.maxOutage = maxOutage
+        runner.mirror = LibraryRetagSource.synced(for: opened.session.client, environment: env)
         let runCalls = Atomic<Int>(0)
         let lastLine = Mutex(Date())
         let outcome = try await runner.run(job, lock: lock, progress: { p in
