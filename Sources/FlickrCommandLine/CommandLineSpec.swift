@@ -239,6 +239,15 @@ package enum CommandLineSpec {
             positional: .choice(["tags=", "any_tags=", "untagged", "machine_tags=", "text=", "taken=", "uploaded=", "updated=", "set=",
                                  "privacy=", "license=", "media=", "has_geo", "order=", "limit="])),
         SubcommandSpec(
+            name: "backup", synopsis: "DIR [--sizes o] [--xmp] [--prune] [--verify] [--events]",
+            summary: "Keeps a verified copy of every original with its metadata in DIR: only what changed is fetched again.",
+            options: [.valued("sizes", "o", .text, "what to keep of each photo: o (the original, the default)"),
+                      .flag("xmp", "also write an XMP sidecar per photo (title, description, keywords, date taken, GPS)"),
+                      .flag("prune", "move photos deleted on Flickr to DIR/.deleted/ (default: report and keep them)"),
+                      .flag("verify", "re-hash every file against the manifest and the library; change nothing"),
+                      events],
+            positional: .none),
+        SubcommandSpec(
             name: "completion", synopsis: "bash|zsh|fish",
             summary: "Prints the shell completion script for bash, zsh or fish.",
             options: [], positional: .choice(["bash", "zsh", "fish"])),

@@ -30,6 +30,7 @@ enum Subcommands {
             case "jobs": return try await JobsCommand.run(arguments, invocation, environment)
             case "sync": return try await SyncCommand.run(arguments, invocation, environment)
             case "find": return try await FindCommand.run(arguments, invocation, environment)
+            case "backup": return try await BackupCommand.run(arguments, invocation, environment)
             case "completion": return try CompletionCommand.run(arguments)
             case "__complete": return try CompletionCommand.complete(arguments, environment: environment)
             default: throw Invocation.UsageError(message: "unknown subcommand \(name)")
