@@ -146,7 +146,10 @@ let package = Package(
         // their runner lock and gives the retag planner its photos.
         .target(
             name: "FlickrLibrary",
-            dependencies: ["FlickrAPI", "FlickrProtocol", "FlickrJobs", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "FlickrAPI", "FlickrProtocol", "FlickrJobs",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // The `flickr` command line as data and its one parser: global and lua.c options,
         // subcommands and their actions (what --help, completion and errors are made from).
