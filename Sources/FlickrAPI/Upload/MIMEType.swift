@@ -89,3 +89,33 @@ public enum MIMEType {
                                  method: service)
     }
 }
+
+extension MIMEType {
+    /// The usual file extension of a photo or video type ``sniff(_:)`` gives (`image/jpeg` →
+    /// `jpg`), or nil for another type.
+    public static func fileExtension(forType type: String) -> String? {
+        switch type {
+        case "image/jpeg": "jpg"
+        case "image/png": "png"
+        case "image/gif": "gif"
+        case "image/tiff": "tif"
+        case "image/bmp": "bmp"
+        case "image/webp": "webp"
+        case "image/heic": "heic"
+        case "image/heif": "heif"
+        case "image/avif": "avif"
+        case "video/mp4": "mp4"
+        case "video/x-m4v": "m4v"
+        case "video/quicktime": "mov"
+        case "video/x-msvideo": "avi"
+        case "video/mpeg": "mpg"
+        case "video/mp2t": "m2ts"
+        case "video/x-ms-wmv": "wmv"
+        case "video/3gpp": "3gp"
+        case "video/ogg": "ogv"
+        case "video/webm": "webm"
+        case "video/x-matroska": "mkv"
+        default: nil
+        }
+    }
+}

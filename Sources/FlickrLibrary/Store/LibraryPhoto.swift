@@ -104,3 +104,10 @@ public struct LibraryPhoto: Sendable, Hashable, Codable, FetchableRecord, Persis
         return PhotoTags(photoID: id, owner: owner, lastUpdate: last_update, tags: tags)
     }
 }
+
+extension LibraryPhoto {
+    /// A photo known only by its id and owner (every other field empty), to be filled in.
+    public init(id: String, owner: String) {
+        (self.id, self.owner, title, description, ispublic, isfriend, isfamily, tags, machine_tags) = (id, owner, "", "", 0, 0, 0, "", "")
+    }
+}
