@@ -2,7 +2,7 @@ import Hummingbird
 
 /// What answers each of Flickr's paths once the middleware chain let the request through:
 /// REST calls go to the ``MethodRouter``, uploads to the engine, the OAuth and legacy login
-/// endpoints and `/static/` images to the engine's protocol logic.
+/// endpoints, `/static/` images and a video's play URL to the engine's protocol logic.
 struct SandboxEndpoints: Sendable {
     let engine: SandboxEngine
     let methods: MethodRouter
@@ -53,6 +53,12 @@ struct SandboxEndpoints: Sendable {
     func image(_ request: Request, context: SandboxRequestContext) -> Response {
         guard context.route == .image else { return context.answer(.notFound()) }
         return context.answer(engine.handleStatic(path: context.path), noting: context.flickrRequest(request).parameters)
+    }
+
+    /// `/photos/{user}/{id}/play/orig/{originalsecret}/`: a video's original file.
+    func video(_ request: Request, context: SandboxRequestContext) -> Response {
+        guard context.route == .video else { return context.answer(.notFound()) }
+        return context.answer(engine.handleVideoPlay(path: context.path), noting: context.flickrRequest(request).parameters)
     }
 
     /// `/`: a page saying what this is.

@@ -14,8 +14,9 @@ extension SandboxEngine {
         return b
     }()
 
-    /// `/static/{server}/{id}_{secret}[_{suffix}].{ext}`: the uploaded bytes for an original,
-    /// the placeholder JPEG for other sizes, 404 for anything unknown.
+    /// `/static/{server}/{id}_{secret}[_{suffix}].{ext}`: the uploaded bytes for a photo's
+    /// original, the placeholder JPEG for other sizes and for a video's original (its still),
+    /// 404 for anything unknown.
     func handleStatic(path: String) -> SandboxReply {
         let parts = path.split(separator: "/")
         guard parts.count == 3, parts[0] == "static", let dot = parts[2].lastIndex(of: ".") else { return .notFound() }
@@ -27,8 +28,9 @@ extension SandboxEngine {
         let suffix = pieces.count == 3 ? pieces[2] : ""
         guard let photo = store.read({ $0.photos[pieces[0]] }), photo.server == server else { return .notFound() }
         if suffix == "o" {
-            guard pieces[1] == photo.originalSecret, ext == photo.originalFormat else { return .notFound() }
-            if let stored = photo.storedFile {
+            guard pieces[1] == photo.originalSecret, ext == photo.answeredOriginalFormat else { return .notFound() }
+            // A video's "Original" is its JPEG still; the file itself is at the play URL.
+            if !photo.isVideo, let stored = photo.storedFile {
                 var reply = SandboxReply(status: 200, contentType: Self.mimeType(photo.originalFormat), bytes: [])
                 reply.file = store.originalURL(stored)
                 return reply

@@ -1,9 +1,14 @@
 import FlickrProtocol
 
 /// Which of Flickr's paths a request addressed (FlickrProtocol's `FlickrService`, with or without
-/// the trailing slash), the images under `/static/`, or the index page.
+/// the trailing slash), the images under `/static/`, a video's play URL under a photo page, or
+/// the index page.
 enum SandboxRoute: Sendable, Equatable {
-    case rest, upload, replace, requestToken, authorize, accessToken, legacyLogin, image, index, unknown
+    case rest, upload, replace, requestToken, authorize, accessToken, legacyLogin, image, video, index, unknown
+
+    /// Where Flickr's photo pages are (`/photos/{alias or NSID}/{id}/`, on www.flickr.com); a
+    /// video plays from under its page: `…/{id}/play/{quality}/{secret}/`.
+    static let photoPagesPath = "/photos/"
 
     init(path: String) {
         switch FlickrService(path: path) {
@@ -19,8 +24,10 @@ enum SandboxRoute: Sendable, Equatable {
             if p.count > 1, p.hasSuffix("/") { p.removeLast() }
             if p == "/" {
                 self = .index
+            } else if p.hasPrefix(FlickrService.imagesPath) {
+                self = .image
             } else {
-                self = p.hasPrefix(FlickrService.imagesPath) ? .image : .unknown
+                self = Self.isVideoPlay(p) ? .video : .unknown
             }
         }
     }
@@ -34,7 +41,17 @@ enum SandboxRoute: Sendable, Equatable {
     /// Upload and replace, whose bodies stream to disk.
     var isUpload: Bool { self == .upload || self == .replace }
 
+    /// The downloads: images under `/static/` and a video's play URL (`--image-faults` apply).
+    var isDownload: Bool { self == .image || self == .video }
+
     /// A POST whose form body is read whole before anything else (every path but the uploads
-    /// and images).
-    var readsFormBody: Bool { !isUpload && self != .image }
+    /// and the downloads).
+    var readsFormBody: Bool { !isUpload && !isDownload }
+
+    /// `/photos/{user}/{id}/play/…`: a video's play URL (the engine checks the rest).
+    static func isVideoPlay(_ path: String) -> Bool {
+        guard path.hasPrefix(photoPagesPath) else { return false }
+        let parts = path.split(separator: "/")
+        return parts.count >= 4 && parts[3] == "play"
+    }
 }

@@ -38,6 +38,9 @@ enum SandboxRouter {
             router.on(RouterPath(FlickrService.imagesPath + "**"), method: verb) { request, context in
                 endpoints.image(request, context: context)
             }
+            router.on(RouterPath(SandboxRoute.photoPagesPath + "**"), method: verb) { request, context in
+                endpoints.video(request, context: context)
+            }
             router.on("/", method: verb) { request, context in endpoints.index(request, context: context) }
         }
         return router

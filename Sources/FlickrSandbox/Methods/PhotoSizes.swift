@@ -42,7 +42,7 @@ struct PhotoSize: Sendable {
     /// `BASE/static/SERVER/ID_SECRET[_SUFFIX].EXT`.
     func source(for photo: SandboxPhoto, base: String) -> String {
         if suffix == "o" {
-            return "\(base)/static/\(photo.server)/\(photo.id)_\(photo.originalSecret)_o.\(photo.originalFormat)"
+            return "\(base)/static/\(photo.server)/\(photo.id)_\(photo.originalSecret)_o.\(photo.answeredOriginalFormat)"
         }
         return "\(base)/static/\(photo.server)/\(photo.id)_\(photo.secret)\(suffix.isEmpty ? "" : "_" + suffix).jpg"
     }

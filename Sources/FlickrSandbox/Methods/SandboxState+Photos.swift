@@ -74,7 +74,7 @@ struct PhotoExtras: Sendable {
         }
         if has("original_format") {
             node.set("originalsecret", .string(photo.originalSecret))
-            node.set("originalformat", .string(photo.originalFormat))
+            node.set("originalformat", .string(photo.answeredOriginalFormat))
         }
         if has("last_update") { node.set("lastupdate", .string(String(photo.lastUpdate))) }
         if has("geo") {

@@ -10,7 +10,7 @@ extension SandboxStore {
         try update { (s: inout SandboxState) throws(APIFailure) in
             var photo = try s.ownedPhoto(call.string("photo_id"), caller: user, code: code, message: message)
             try change(&photo, &s)
-            photo.lastUpdate = max(call.now, photo.lastUpdate)
+            photo.stampUpdate(call.now)
             s.photos[photo.id] = photo
         }
     }

@@ -147,7 +147,7 @@ extension SandboxEngine {
                 }
                 photo = existing
                 photo.secret = SandboxIDs.hex(10)
-                photo.lastUpdate = now
+                photo.stampUpdate(now)
             } else {
                 let id = s.newPhotoID()
                 let title = params["title"] ?? upload.filename.map { ($0 as NSString).deletingPathExtension } ?? ""

@@ -2,7 +2,7 @@ import Hummingbird
 
 /// Latency, the `--rate-limit` and fault injection. Every request waits `--latency`; API calls
 /// pass the rate limit (429 past it); API calls and the OAuth token endpoints draw a fault
-/// (`/static/` downloads draw an image fault). A drawn 5xx, 429 or HTML page is answered here;
+/// (`/static/` downloads and a video's play URL draw an image fault). A drawn 5xx, 429 or HTML page is answered here;
 /// a reset drops the connection; `truncate` and `stall` cut the answer the rest of the chain
 /// makes (but for the budget's 429); an API error (105/106) is left in the context for
 /// ``APIFaultMiddleware``, which answers it once the budget has counted the call.
@@ -16,10 +16,10 @@ struct FaultMiddleware: RouterMiddleware {
         let latency = controls.latencyMilliseconds
         if latency > 0 { try? await Task.sleep(for: .milliseconds(latency)) }
         let route = context.route
-        guard route.isAPI || route.isTokenEndpoint || route == .image else { return try await next(request, context) }
+        guard route.isAPI || route.isTokenEndpoint || route.isDownload else { return try await next(request, context) }
         if route.isAPI { guard controls.admit() else { return context.answer(FaultReplies.tooManyRequests()) } }
         var context = context
-        switch route == .image ? controls.drawImageFault() : controls.drawFault() {
+        switch route.isDownload ? controls.drawImageFault() : controls.drawFault() {
         case .reset?:
             context.entry.status = nil
             log?.append(context.entry)  // before the reset: whoever sees it finds its line

@@ -34,9 +34,10 @@ struct PhotosHandlers: MethodGroup {
                     sizes.append(XMLNode("size", [
                         ("label", .string(size.label)), ("width", .number(dims.width)), ("height", .number(dims.height)),
                         ("source", .string(size.source(for: photo, base: call.baseURL))),
-                        ("url", .string(page + size.pageKey + "/")), ("media", .string(photo.media)),
+                        ("url", .string(page + size.pageKey + "/")), ("media", "photo"),
                     ]))
                 }
+                if photo.isVideo, call.caller.user == photo.owner { sizes.append(PhotosHandlers.videoOriginal(photo, state: s, call: call)) }
                 return .nodes([XMLNode("sizes", [("canblog", .number(0)), ("canprint", .number(0)), ("candownload", .number(1))],
                                        children: sizes, lists: ["size"])])
             }
@@ -54,7 +55,7 @@ struct PhotosHandlers: MethodGroup {
                 }
                 var updated = photo
                 for raw in fresh { updated.tags.append(s.makeTag(raw: raw, author: author, photoID: id)) }
-                updated.lastUpdate = call.now
+                updated.stampUpdate(call.now)
                 s.photos[id] = updated
             }
             return .empty
@@ -86,7 +87,7 @@ struct PhotosHandlers: MethodGroup {
                 }
                 kept.append(contentsOf: newTags[ownIndex...])
                 photo.tags = kept
-                photo.lastUpdate = call.now
+                photo.stampUpdate(call.now)
                 s.photos[photo.id] = photo
             }
             return .empty
@@ -102,7 +103,7 @@ struct PhotosHandlers: MethodGroup {
                     guard var photo = s.photos[id], let i = photo.tags.firstIndex(where: { $0.id == tagID }) else { continue }
                     guard photo.tags[i].author == user || photo.owner == user else { break }
                     photo.tags.remove(at: i)
-                    photo.lastUpdate = call.now
+                    photo.stampUpdate(call.now)
                     s.photos[id] = photo
                     return
                 }
@@ -119,7 +120,7 @@ struct PhotosHandlers: MethodGroup {
                 var photo = try s.ownedPhoto(call.string("photo_id"), caller: user)
                 if let title = call.params["title"] { photo.title = title }
                 if let description = call.params["description"] { photo.description = description }
-                photo.lastUpdate = call.now
+                photo.stampUpdate(call.now)
                 s.photos[photo.id] = photo
             }
             return .empty
@@ -133,7 +134,7 @@ struct PhotosHandlers: MethodGroup {
                 photo.isFamily = call.flag("is_family") ?? photo.isFamily
                 if let c = call.int("perm_comment"), (0...3).contains(c) { photo.permComment = c }
                 if let a = call.int("perm_addmeta"), (0...3).contains(a) { photo.permAddMeta = a }
-                photo.lastUpdate = call.now
+                photo.stampUpdate(call.now)
                 s.photos[photo.id] = photo
             }
             return .empty
@@ -153,9 +154,7 @@ struct PhotosHandlers: MethodGroup {
             let user = try call.requireUser()
             let removed = try store.update { (s: inout SandboxState) throws(APIFailure) -> SandboxPhoto in
                 let photo = try s.ownedPhoto(call.string("photo_id"), caller: user)
-                s.photos[photo.id] = nil
-                s.removeFromSets(photo.id)
-                s.favorites.removeAll { $0.photo == photo.id }
+                s.deletePhoto(photo.id, now: call.now)
                 return photo
             }
             if let file = removed.storedFile { try? FileManager.default.removeItem(at: store.originalURL(file)) }
@@ -183,6 +182,16 @@ struct PhotosHandlers: MethodGroup {
             }, lists: ["ticket"])])
         },
     ]
+
+    /// getSizes' `<size label="Video Original">` of a video, for its owner: Flickr's play URL of
+    /// the original file (`…/photos/{alias or NSID}/{id}/play/orig/{originalsecret}/`).
+    static func videoOriginal(_ photo: SandboxPhoto, state s: SandboxState, call: MethodCall) -> XMLNode {
+        let page = s.photosURL(for: photo.owner, base: call.baseURL) + photo.id + "/"
+        return XMLNode("size", [
+            ("label", "Video Original"), ("width", .number(photo.width)), ("height", .number(photo.height)),
+            ("source", .string(page + "play/orig/" + photo.originalSecret + "/")), ("url", .string(page)), ("media", "video"),
+        ])
+    }
 
     /// A list of the caller's own photos that pass `keep` and the usual filters (dates,
     /// privacy, media), newest first.
@@ -253,7 +262,7 @@ struct PhotosHandlers: MethodGroup {
             ("safety_level", .string(String(photo.safetyLevel))), ("rotation", .number(photo.rotation)),
         ]
         if isOwner || photo.isPublic {
-            attributes += [("originalsecret", .string(photo.originalSecret)), ("originalformat", .string(photo.originalFormat))]
+            attributes += [("originalsecret", .string(photo.originalSecret)), ("originalformat", .string(photo.answeredOriginalFormat))]
         }
         attributes += [("views", .string(String(photo.views))), ("media", .string(photo.media))]
         let tags = photo.tags.map { tag in

@@ -133,26 +133,29 @@ struct PhotosetsHandlers: MethodGroup {
         },
     ]
 
-    /// A `<photoset>` of getList (`forList`) or getInfo.
+    /// A `<photoset>` of getList (`forList`) or getInfo, with the attributes Flickr answers
+    /// today: both give the owner, `count_photos`/`count_videos` (photos and videos apart) and
+    /// `date_update`; getList adds `photos` and `videos` (apart, as its documented example),
+    /// getInfo's `photos` is the two together (its documented example: 55 = 43 + 12).
     static func photosetElement(_ set: SandboxPhotoset, state s: SandboxState, forList: Bool) -> XMLNode {
         let primary = s.photos[set.primary]
-        let videos = set.photos.filter { s.photos[$0]?.media == "video" }.count
-        var attributes: [(String, XMLNode.Value)] = [("id", .string(set.id))]
-        if !forList {
-            attributes += [("owner", .string(set.owner)), ("username", .string(s.user(nsid: set.owner)?.username ?? ""))]
-        }
-        attributes += [
+        let videos = set.photos.filter { s.photos[$0]?.isVideo == true }.count
+        let stills = set.photos.count - videos
+        var attributes: [(String, XMLNode.Value)] = [
+            ("id", .string(set.id)), ("owner", .string(set.owner)), ("username", .string(s.user(nsid: set.owner)?.username ?? "")),
             ("primary", .string(set.primary)), ("secret", .string(primary?.secret ?? set.secret)),
             ("server", .string(primary?.server ?? "65535")), ("farm", .number(primary?.farm ?? 66)),
-            ("photos", .number(set.photos.count - videos)), ("videos", .number(videos)),
+        ]
+        if !forList { attributes.append(("photos", .number(set.photos.count))) }
+        attributes += [
             ("count_views", .string(String(set.views))),
             ("count_comments", .string(String(s.community.setComments[set.id]?.count ?? 0))),
+            ("count_photos", .number(stills)), ("count_videos", .number(videos)),
+            ("can_comment", .number(1)), ("date_create", .string(String(set.dateCreate))),
+            ("date_update", .string(String(set.dateUpdate))),
         ]
-        if !forList {
-            attributes += [("count_photos", .number(set.photos.count - videos)), ("count_videos", .number(videos))]
-        }
-        attributes += [("can_comment", .number(1)), ("date_create", .string(String(set.dateCreate))),
-                       ("date_update", .string(String(set.dateUpdate)))]
+        if forList { attributes += [("photos", .number(stills)), ("videos", .number(videos))] }
+        attributes += [("visibility_can_see_set", .number(1)), ("needs_interstitial", .number(0))]
         return XMLNode("photoset", attributes, children: [.text("title", set.title), .text("description", set.description)])
     }
 }

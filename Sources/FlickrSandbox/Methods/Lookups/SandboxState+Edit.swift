@@ -4,7 +4,7 @@ extension SandboxState {
     /// Stamps `lastupdate` on photos changed by something other than their own record (a set,
     /// a pool, a gallery listing them).
     mutating func touch(_ ids: some Sequence<String>, now: Int) {
-        for id in ids where photos[id] != nil { photos[id]!.lastUpdate = max(now, photos[id]!.lastUpdate) }
+        for id in ids where photos[id] != nil { photos[id]!.stampUpdate(now) }
     }
 
     /// A photo the caller may see and annotate (comments, notes, people): error `code` otherwise.
