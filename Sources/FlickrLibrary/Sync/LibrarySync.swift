@@ -171,6 +171,9 @@ public struct LibrarySync: Sendable {
                     photo.notes = old.notes
                     photo.people = old.people
                     photo.comments = old.comments
+                    // Raw tags that no longer give the listing's clean tags are stale, whatever
+                    // last_update says (an edit in the second getInfo was read is not seen there).
+                    if (old.tags, old.machine_tags) != (photo.tags, photo.machine_tags) { photo.deep_update = nil }
                     if old == photo { continue }
                     // One marked deleted that a listing has again is back.
                     if old.deleted != nil { added += 1 } else { updated += 1 }
@@ -231,8 +234,12 @@ public struct LibrarySync: Sendable {
             if membersCurrent && headerSame { continue }
             changed += 1
             var members: [String]?
+            // A change in the second the members were read may come after the read: such a
+            // set's members are read again next time (date_update counts whole seconds).
+            var settled = true
             if !membersCurrent {
                 members = []
+                settled = update.map { $0 < Int(Date().timeIntervalSince1970) } ?? true
                 var p = 1
                 while true {
                     let rsp = try await counter.call("flickr.photosets.getPhotos",
@@ -252,7 +259,7 @@ public struct LibrarySync: Sendable {
                       date_create = excluded.date_create, date_update = excluded.date_update, position = excluded.position,
                       members_update = excluded.members_update
                     """, arguments: [id, title, description, primary, photos, videos, node["date_create"]?.int, update, position,
-                                     members == nil ? old?["members_update"] as Int? : update])
+                                     members == nil ? old?["members_update"] as Int? : (settled ? update : nil)])
                 if let members {
                     try db.execute(sql: "DELETE FROM set_photo WHERE photoset = ?", arguments: [id])
                     let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO set_photo (photoset, photo, position) VALUES (?, ?, ?)")
