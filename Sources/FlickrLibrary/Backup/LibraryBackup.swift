@@ -80,24 +80,28 @@ public struct LibraryBackup: Sendable {
         return try? state.meta("account")
     }
 
+    /// Refuses what cannot hold a backup, before anything is asked of Flickr: a file, or a
+    /// folder with files in it that is not a backup. A missing or empty folder is fine.
+    public static func checkFolder(_ directory: String) throws(LibraryError) {
+        let layout = BackupLayout(root: directory)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: layout.root, isDirectory: &isDirectory) else { return }
+        guard isDirectory.boolValue else { throw LibraryError("\(layout.root) is a file, not a folder") }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: layout.root)) ?? []
+        if !entries.isEmpty && !FileManager.default.fileExists(atPath: layout.database) {
+            throw LibraryError("\(layout.root) is not empty and is not a backup (no \(BackupLayout.stateFolder)/ in it): "
+                               + "give an empty or new folder, or an earlier backup's")
+        }
+    }
+
     /// Opens the backup at ``layout`` for ``library``'s account, creating the folder when
     /// missing. Refuses a non-empty folder that is not a backup, and a backup of another account.
     func open() throws(LibraryError) -> BackupState {
-        let fm = FileManager.default
-        var isDirectory: ObjCBool = false
-        if fm.fileExists(atPath: layout.root, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw LibraryError("\(layout.root) is a file, not a folder") }
-            let entries = (try? fm.contentsOfDirectory(atPath: layout.root)) ?? []
-            if !entries.isEmpty && !fm.fileExists(atPath: layout.database) {
-                throw LibraryError("\(layout.root) is not empty and is not a backup (no \(BackupLayout.stateFolder)/ in it): "
-                                   + "give an empty or new folder, or an earlier backup's")
-            }
-        } else {
-            do {
-                try fm.createDirectory(atPath: layout.root, withIntermediateDirectories: true)
-            } catch {
-                throw LibraryError("cannot create \(layout.root): \(error.localizedDescription)")
-            }
+        try Self.checkFolder(layout.root)
+        do {
+            try FileManager.default.createDirectory(atPath: layout.root, withIntermediateDirectories: true)
+        } catch {
+            throw LibraryError("cannot create \(layout.root): \(error.localizedDescription)")
         }
         let state = try BackupState(layout)
         if let account = try state.meta("account") {

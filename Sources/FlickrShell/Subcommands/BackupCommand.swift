@@ -36,6 +36,7 @@ enum BackupCommand {
 
     static func backUp(_ directory: String, _ parsed: ParsedArguments, _ inv: Invocation,
                        _ env: [String: String]) async throws -> Int32 {
+        try LibraryBackup.checkFolder(directory)
         let opened = try await Subcommands.session(inv, env)
         defer { opened.close() }
         let client = opened.session.client
