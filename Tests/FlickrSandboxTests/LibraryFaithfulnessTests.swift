@@ -53,12 +53,15 @@ struct LibraryFaithfulnessTests {
         return url
     }
 
-    /// Runs `body` against a sandbox serving `seed`, with alice's and bob's clients.
+    /// Runs `body` against a sandbox serving `seed`, with alice's client (a delete token:
+    /// `photos.delete` needs one) and bob's (write).
     static func withWorld<T>(_ seed: URL, _ body: (FlickrSandboxServer, SandboxClient, SandboxClient) async throws -> T) async throws -> T {
         defer { try? FileManager.default.removeItem(at: seed) }
         return try await withSandbox(SandboxConfiguration(dataFile: seed.path)) { server in
+            let aliceToken = try await server.issueToken(username: "alice", perms: .delete)
             let bobToken = try await server.issueToken(username: "bob", perms: .write)
-            return try await body(server, SandboxClient.writer(server), SandboxClient(server, token: bobToken.token, tokenSecret: bobToken.secret))
+            return try await body(server, SandboxClient(server, token: aliceToken.token, tokenSecret: aliceToken.secret),
+                                  SandboxClient(server, token: bobToken.token, tokenSecret: bobToken.secret))
         }
     }
 
@@ -278,7 +281,7 @@ struct LibraryFaithfulnessTests {
             _ = try await me.ok("flickr.photos.setMeta", [("photo_id", target), ("title", "About to go")])
             let recent = try await me.ok("flickr.photos.recentlyUpdated", [("min_date", String(start))], verb: "GET")
             #expect(XMLProbe.attributes("id", of: "photo", in: recent) == [target])
-            let gallery = try #require(XMLProbe.attributes("id", of: "gallery", in: try await bob.ok("flickr.galleries.getList", [], verb: "GET")).first)
+            let gallery = try #require(XMLProbe.attributes("id", of: "gallery", in: try await bob.ok("flickr.galleries.getList", [("user_id", "me")], verb: "GET")).first)
 
             _ = try await me.ok("flickr.photos.delete", [("photo_id", target)])
 
