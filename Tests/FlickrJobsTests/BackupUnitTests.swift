@@ -1,6 +1,9 @@
 @testable import FlickrLibrary
 import FlickrTestSupport
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 import Testing
 
 /// The backup's decisions and files, apart from any download: what a run does for one photo,
