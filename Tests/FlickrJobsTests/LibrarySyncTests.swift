@@ -224,4 +224,29 @@ struct LibrarySyncTests {
             }
         }
     }
+
+    @Test("A set changed twice within one second, a sync between the two changes: the next sync still reads the second change (date_update counts whole seconds)")
+    func sameSecondSetChanges() async throws {
+        let world = LibraryWorld(count: 60, seed: "library-same-second")
+        try await world.serve { server, alice, env, log in
+            let store = try Self.store(env)
+            _ = try await Self.sync(alice, store, log: log)
+            let set = world.sets[1]
+            var sameSecond = 0
+            for round in 0..<6 {
+                // Two orders of the same members: counts stay, only date_update could tell.
+                let first = Int(Date().timeIntervalSince1970)
+                _ = try await alice.call("flickr.photosets.reorderPhotos", ["photoset_id": set.id, "photo_ids": set.photos.reversed().joined(separator: ",")])
+                _ = try await Self.sync(alice, store, log: log)
+                _ = try await alice.call("flickr.photosets.reorderPhotos", ["photoset_id": set.id, "photo_ids": set.photos.joined(separator: ",")])
+                if Int(Date().timeIntervalSince1970) == first { sameSecond += 1 }
+                _ = try await Self.sync(alice, store, log: log)
+                #expect(try store.sets().first { $0.id == set.id }?.members == set.photos, "round \(round)")
+                let differences = try LibraryWorld.differences(store, server)
+                #expect(differences.isEmpty, "round \(round): \(differences.prefix(5))")
+            }
+            // The race was met (an in-process round takes milliseconds).
+            #expect(sameSecond >= 1, "no round had both changes in one second")
+        }
+    }
 }
