@@ -1,0 +1,132 @@
+import FlickrProtocol
+import Foundation
+
+/// The changes an edit job asks for (`flickr edit plan`'s options, `flickr.edit.plan`'s
+/// `changes`), read and checked before any request: each option's value is parsed here, and a
+/// combination that cannot be meant (`--geo` with `--clear-geo`) is refused.
+public struct EditSpec: Sendable, Hashable, Codable {
+    public var title: EditTemplate?
+    public var description: EditTemplate?
+    public var privacy: Privacy?
+    /// A licence id (``license(_:among:)`` resolves names).
+    public var license: Int?
+    /// 1 safe, 2 moderate, 3 restricted.
+    public var safety: Int?
+    /// 1 photo, 2 screenshot, 3 other.
+    public var contentType: Int?
+    /// Seconds added to the date taken (its granularity kept).
+    public var shiftTaken: Int?
+    /// A date taken and its granularity.
+    public var setTaken: String?
+    public var setTakenGranularity: Int?
+    public var geo: GeoPoint?
+    public var clearGeo = false
+    /// Set ids to join and to leave.
+    public var addToSets: [String] = []
+    public var removeFromSets: [String] = []
+    /// Retag's rules, applied to the owner's raw tags.
+    public var tagRules: [RetagRule] = []
+
+    public init() {}
+
+    /// Whether it asks for anything at all.
+    public var isEmpty: Bool { self == EditSpec() }
+
+    /// `safe`, `moderate` or `restricted` (or 1–3).
+    public static func safety(_ text: String) throws(EditSpecError) -> Int {
+        if let i = ["safe", "moderate", "restricted"].firstIndex(of: text.lowercased()) { return i + 1 }
+        if let n = Int(text), (1...3).contains(n) { return n }
+        throw EditSpecError("--safety: '\(text)' is not one of safe, moderate, restricted")
+    }
+
+    /// `photo`, `screenshot` or `other` (or 1–3).
+    public static func contentType(_ text: String) throws(EditSpecError) -> Int {
+        if let i = ["photo", "screenshot", "other"].firstIndex(of: text.lowercased()) { return i + 1 }
+        if let n = Int(text), (1...3).contains(n) { return n }
+        throw EditSpecError("--content-type: '\(text)' is not one of photo, screenshot, other")
+    }
+
+    /// A licence by id or by name as `photos.licenses.getInfo` gives them, matched loosely:
+    /// case, spaces, punctuation and the word "License" aside, Creative Commons' short forms
+    /// expanded (`by-sa` = Attribution-ShareAlike, `cc-by-nc` = Attribution-NonCommercial, `cc0`
+    /// = Public Domain Dedication), and a part of a name that only one licence has is enough.
+    /// Refused with the list when none or several match.
+    public static func license(_ given: String, among licenses: [(id: Int, name: String)]) throws(EditSpecError) -> Int {
+        let list = licenses.map { "\($0.id) \($0.name)" }.joined(separator: "; ")
+        if let id = Int(given) {
+            guard licenses.contains(where: { $0.id == id }) else { throw EditSpecError("--license: there is no licence \(id) (\(list))") }
+            return id
+        }
+        func key(_ s: String) -> String {
+            String(s.lowercased().replacingOccurrences(of: "license", with: "").replacingOccurrences(of: "licence", with: "")
+                .filter { $0.isLetter || $0.isNumber })
+        }
+        let short = ["by": "attribution", "nc": "noncommercial", "nd": "noderivs", "sa": "sharealike", "cc0": "publicdomaindedicationcc0",
+                     "pdm": "publicdomainmark"]
+        let words = given.lowercased().split(whereSeparator: { $0 == "-" || $0 == " " || $0 == "_" }).map(String.init)
+            .filter { $0 != "cc" }
+        let wanted = key(words.map { short[$0] ?? $0 }.joined())
+        guard !wanted.isEmpty else { throw EditSpecError("--license: give a licence id or name (\(list))") }
+        if let exact = licenses.first(where: { key($0.name) == wanted }) { return exact.id }
+        let hits = licenses.filter { key($0.name).contains(wanted) }
+        if hits.count == 1 { return hits[0].id }
+        throw EditSpecError(hits.isEmpty ? "--license: no licence is called '\(given)' (\(list))"
+                            : "--license: '\(given)' could be \(hits.map { "\($0.id) \($0.name)" }.joined(separator: " or ")); give its id")
+    }
+
+    /// Refuses what cannot be meant together.
+    public func check() throws(EditSpecError) {
+        if geo != nil && clearGeo { throw EditSpecError("--geo and --clear-geo exclude each other") }
+        if shiftTaken != nil && setTaken != nil { throw EditSpecError("--shift-taken and --set-taken exclude each other") }
+        if let both = Set(addToSets).intersection(removeFromSets).first {
+            throw EditSpecError("set \(both) is both joined (--add-to-set) and left (--remove-from-set)")
+        }
+        if isEmpty { throw EditSpecError("no change asked for: give at least one of --title, --description, --privacy, --license, "
+                                         + "--safety, --content-type, --shift-taken, --set-taken, --geo, --clear-geo, --add-to-set, "
+                                         + "--remove-from-set, --rename, --add, --remove") }
+    }
+
+    /// The groups a photo's plan changes, or why Flickr would refuse the change for this photo
+    /// (a date taken shifted before 1900 or into the future). `fields` are the photo's fields
+    /// for the templates (`flickr find`'s names). Groups already holding their target are left out.
+    public func targets(for pre: PhotoMetadata, fields: [String: String], now: Date = Date()) -> Result<[EditValue], EditRefusal> {
+        var out: [EditValue] = []
+        if title != nil || description != nil {
+            out.append(.meta(title: title?.render(fields) ?? pre.title, description: description?.render(fields) ?? pre.description))
+        }
+        if let shiftTaken {
+            guard let shifted = TakenDate.shifted(pre.dateTaken, by: shiftTaken) else {
+                return .failure(EditRefusal(field: .dates, reason: "its date taken '\(pre.dateTaken)' cannot be read"))
+            }
+            if let why = TakenDate.refusal(shifted, now: now) { return .failure(EditRefusal(field: .dates, reason: why)) }
+            out.append(.dates(taken: shifted, granularity: pre.takenGranularity))
+        } else if let setTaken {
+            if let why = TakenDate.refusal(setTaken, now: now) { return .failure(EditRefusal(field: .dates, reason: why)) }
+            out.append(.dates(taken: setTaken, granularity: setTakenGranularity ?? 0))
+        }
+        if let privacy { out.append(.perms(privacy)) }
+        if let license { out.append(.license(license)) }
+        if let safety { out.append(.safety(safety)) }
+        if let contentType { out.append(.contentType(contentType)) }
+        if let geo { out.append(.geo(geo)) } else if clearGeo { out.append(.geo(nil)) }
+        if !addToSets.isEmpty || !removeFromSets.isEmpty {
+            guard let sets = pre.sets else { return .failure(EditRefusal(field: .sets, reason: "its sets were not read")) }
+            out.append(.sets(Set(sets).union(addToSets).subtracting(removeFromSets)))
+        }
+        if !tagRules.isEmpty {
+            let target = RetagRule.apply(tagRules, to: pre.ownerTags)
+            if target.count + (pre.tags.count - pre.ownerTags.count) > 75 {
+                return .failure(EditRefusal(field: .tags, reason: "would carry more than 75 tags"))
+            }
+            out.append(.tags(target))
+        }
+        return .success(out.filter { !pre.value($0.field).matches($0) })
+    }
+}
+
+/// Why one photo's change is refused at plan time (it is recorded, never sent).
+public struct EditRefusal: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+    public var field: EditField
+    public var reason: String
+    public var description: String { "\(field.rawValue): \(reason)" }
+}
