@@ -1,0 +1,296 @@
+import FlickrAPI
+import FlickrProtocol
+import Foundation
+
+/// Plans an edit job: reads only. Selects the photos (`--find` from the library, `--query` from
+/// Flickr), reads each one's pre-image (from the library when it holds every field the edit
+/// changes, else `getInfo`, with `getAllContexts` when sets change), computes each photo's
+/// targets, refuses what Flickr would refuse for a photo, and stores the job — pre-images and
+/// targets — before anything is written. A set `--create-set` asks for is named `new:TITLE` in
+/// the targets and created by apply.
+public struct EditPlanner: Sendable {
+    public let client: FlickrClient
+    public let store: JobStore
+    /// Reads in flight at once.
+    public var concurrency = 4
+    /// The library on disk, refreshed first; nil plans from Flickr alone.
+    public var source: (any EditSource)?
+
+    public init(client: FlickrClient, store: JobStore) {
+        self.client = client
+        self.store = store
+    }
+
+    /// What planning found.
+    public struct Result: Sendable {
+        public var job: String
+        public var enumerated: Int
+        public var changes: [EditChange]
+        /// Photos whose change Flickr would refuse (recorded as failed, never sent).
+        public var refused: [(photo: String, refusal: EditRefusal)]
+        /// Photos an undo leaves alone: changed since the job's write in what it would put back.
+        public var conflicts: [(photo: String, reason: String)] = []
+        public var calls: Int
+        public var warnings: [String] = []
+    }
+
+    /// A per-photo rewrite run after the options (`--lua`): the pre-image and the template
+    /// fields in, the groups to change out (nil: unchanged).
+    public typealias Custom = @Sendable (PhotoMetadata, [String: String]) async throws -> [EditValue]?
+
+    /// Plans `spec` over the photos `find` (the library's filter keys) or `query` (Flickr's
+    /// search arguments) selects; `rules` is the options as given, kept with the job.
+    public func plan(_ spec: EditSpec, query: [String: String], find: [String: String]?, rules: [String],
+                     custom: Custom? = nil) async throws -> Result {
+        let planTime = Int(Date().timeIntervalSince1970) - 1
+        var calls = 0
+        var owner: String
+        var ids: [String]
+        if let source {
+            calls += try await source.refresh()
+            owner = source.account
+        } else {
+            let login = try await client.call("flickr.test.login")
+            calls += 1
+            guard let nsid = login["user"]?["id"]?.string else { throw JobError("flickr.test.login did not name the user") }
+            owner = nsid
+        }
+        if let find {
+            guard let source else { throw JobError("--find reads the library on disk, and there is none for this account: run `flickr sync` first, or select with --query") }
+            ids = try source.ids(find: find)
+        } else {
+            let (listed, listCalls) = try await PhotoEnumerator(client: client).photos(query: query)
+            calls += listCalls
+            ids = listed.map(\.id)
+        }
+        let needsSets = !spec.addToSets.isEmpty || !spec.removeFromSets.isEmpty || custom != nil
+        // The library answers for a photo when it holds every group the edit reads: not the
+        // safety level or the content type, raw tags only when current.
+        var known: [String: (metadata: PhotoMetadata, fields: [String: String])] = [:]
+        if let source, spec.safety == nil, custom == nil {
+            for (id, entry) in try source.metadata(of: ids) where spec.tagRules.isEmpty || entry.rawTagsCurrent {
+                known[id] = (entry.metadata, entry.fields)
+            }
+        }
+        let unknown = ids.filter { known[$0] == nil }
+        let (read, readCalls) = try await readAll(unknown, sets: needsSets)
+        calls += readCalls
+        for (id, entry) in read { known[id] = entry }
+        if spec.contentType != nil || custom != nil {
+            let (types, typeCalls) = try await contentTypes()
+            calls += typeCalls
+            for (id, entry) in known { known[id]?.metadata.contentType = types[id] ?? entry.metadata.contentType }
+        }
+        var changes: [EditChange] = []
+        var refused: [(photo: String, refusal: EditRefusal)] = []
+        for id in ids {
+            guard let (pre, fields) = known[id], pre.owner == owner else { continue }
+            var targets: [EditValue]
+            switch spec.targets(for: pre, fields: fields) {
+            case .success(let t): targets = t
+            case .failure(let refusal):
+                refused.append((id, refusal))
+                changes.append(EditChange(pre: pre, targets: []))
+                continue
+            }
+            if let custom, let more = try await custom(pre, fields) {
+                for value in more {
+                    targets.removeAll { $0.field == value.field }
+                    if !pre.value(value.field).matches(value) { targets.append(value) }
+                }
+            }
+            guard !targets.isEmpty else { continue }
+            changes.append(EditChange(pre: pre, targets: targets))
+        }
+        let id = JobStore.newID(kind: "edit")
+        var recorded = query
+        if let find { recorded = Dictionary(uniqueKeysWithValues: find.map { ("find:" + $0.key, $0.value) }) }
+        try store.createEdit(NewJob(id: id, kind: "edit", parent: nil, owner: owner, endpoint: client.context.endpoints.rest,
+                                    rules: rules, query: recorded, planTime: planTime, enumerated: ids.count, calls: calls, changes: []),
+                             changes: changes)
+        for (photo, refusal) in refused {
+            try store.record(job: id, photo: photo, .failed, detail: "refused at plan time, never sent: \(refusal)")
+        }
+        let planned = changes.filter { change in !refused.contains { $0.photo == change.pre.photoID } }
+        return Result(job: id, enumerated: ids.count, changes: planned, refused: refused, calls: calls)
+    }
+
+    /// Plans the undo of edit job `parent`: on every photo it touched, each group it wrote goes
+    /// back to its pre-image (sets: the sets joined are left, those left joined again) — nothing
+    /// else. A group changed since the job's write is a conflict, left as it is, unless `force`.
+    public func planUndo(of parent: String, force: Bool = false) async throws -> Result {
+        let planTime = Int(Date().timeIntervalSince1970) - 1
+        let header = try store.header(parent)
+        let touched = try store.editPhotos(of: parent).filter { $0.status == .done || $0.status == .conflict || $0.status == .failed || $0.status == .writing }
+            .filter { !$0.change.targets.isEmpty }
+        let created = try store.createdSets(parent)
+        let needsSets = touched.contains { $0.change.fields.contains(.sets) }
+        let (now, calls) = try await readAll(touched.map(\.change.pre.photoID), sets: needsSets)
+        var changes: [EditChange] = []
+        var conflicts: [(photo: String, reason: String)] = []
+        for photo in touched {
+            guard let current = now[photo.change.pre.photoID]?.metadata else { continue }
+            let job = Self.resolving(photo.change, created: created)
+            var targets: [EditValue] = []
+            var reasons: [String] = []
+            for wanted in job.targets {
+                let field = wanted.field
+                let value = current.value(field), before = job.pre.value(field)
+                if value.matches(before) { continue }            // never written, or already undone
+                if case .sets(let nowSets) = value, case .sets(let pre) = before, case .sets(let target) = wanted {
+                    // Undo only the job's own joins and leaves; a set joined since stays.
+                    let back = nowSets.subtracting(target.subtracting(pre)).union(pre.subtracting(target))
+                    if !value.matches(.sets(back)) { targets.append(.sets(back)) }
+                    continue
+                }
+                if value.matches(wanted) || force {
+                    targets.append(before)
+                } else {
+                    reasons.append("\(field.rawValue) changed since the job wrote it (now \(value)); left as it is (--force puts back \(before))")
+                }
+            }
+            if !reasons.isEmpty && !force {
+                conflicts.append((photo.change.pre.photoID, reasons.joined(separator: "; ")))
+            }
+            if !targets.isEmpty { changes.append(EditChange(pre: current, targets: targets)) }
+        }
+        let id = JobStore.newID(kind: "undo")
+        try store.createEdit(NewJob(id: id, kind: "undo", parent: parent, owner: header.owner, endpoint: header.endpoint,
+                                    rules: ["undo \(parent)" + (force ? " --force" : "")], query: [:], planTime: planTime,
+                                    enumerated: touched.count, calls: calls, changes: []),
+                             changes: changes)
+        return Result(job: id, enumerated: touched.count, changes: changes, refused: [], conflicts: conflicts, calls: calls)
+    }
+
+    /// A change with the sets apply created put in place of their `new:TITLE` names.
+    static func resolving(_ change: EditChange, created: [String: String]) -> EditChange {
+        guard !created.isEmpty else { return change }
+        var out = change
+        out.targets = change.targets.map { target in
+            guard case .sets(let ids) = target else { return target }
+            return .sets(Set(ids.map { id in id.hasPrefix("new:") ? created[String(id.dropFirst(4))] ?? id : id }))
+        }
+        return out
+    }
+
+    // MARK: Reading
+
+    /// `getInfo` (and `getAllContexts` when `sets`) for each photo, a few at a time; a photo
+    /// deleted since it was listed is left out. Returns the pre-images with their template fields.
+    func readAll(_ ids: [String], sets: Bool) async throws -> ([String: (metadata: PhotoMetadata, fields: [String: String])], Int) {
+        var out: [String: (metadata: PhotoMetadata, fields: [String: String])] = [:]
+        var next = 0
+        try await withThrowingTaskGroup(of: (String, PhotoMetadata, [String: String])?.self) { group in
+            func start() {
+                guard next < ids.count else { return }
+                let id = ids[next]
+                next += 1
+                group.addTask { [client] in try await Self.read(id, sets: sets, client: client) }
+            }
+            for _ in 0..<max(1, concurrency) { start() }
+            while let result = try await group.next() {
+                if let (id, metadata, fields) = result { out[id] = (metadata, fields) }
+                start()
+            }
+        }
+        return (out, ids.count * (sets ? 2 : 1))
+    }
+
+    /// One photo as an edit sees it, with the fields its templates read; nil when it is gone.
+    static func read(_ id: String, sets: Bool, client: FlickrClient) async throws -> (String, PhotoMetadata, [String: String])? {
+        let info: FlickrNode
+        do {
+            info = try await client.call("flickr.photos.getInfo", ["photo_id": id])
+        } catch {
+            // Deleted since it was listed: the next listing says so.
+            if error.kind == .api && error.code == 1 { return nil }
+            throw error
+        }
+        var setIDs: [String]?
+        if sets {
+            let contexts = try await client.call("flickr.photos.getAllContexts", ["photo_id": id])
+            setIDs = (contexts["set"]?.array ?? []).compactMap { $0["id"]?.string }
+        }
+        guard let metadata = PhotoMetadata(getInfo: info, sets: setIDs) else { return nil }
+        return (id, metadata, fields(metadata, info: info["photo"]))
+    }
+
+    /// The fields templates read, from the pre-image and (when at hand) getInfo's answer.
+    public static func fields(_ m: PhotoMetadata, info: FlickrNode?) -> [String: String] {
+        var f: [String: String] = ["id": m.photoID, "title": m.title, "description": m.description, "date_taken": m.dateTaken,
+                                   "owner": m.owner, "license": String(m.license), "last_update": String(m.lastUpdate),
+                                   "ispublic": m.privacy.isPublic ? "1" : "0", "isfriend": m.privacy.isFriend ? "1" : "0",
+                                   "isfamily": m.privacy.isFamily ? "1" : "0",
+                                   "tags": m.ownerTags.filter { !TagString.isMachineTag($0) }.joined(separator: " "),
+                                   "machine_tags": m.ownerTags.filter(TagString.isMachineTag).joined(separator: " ")]
+        if let geo = m.geo {
+            (f["latitude"], f["longitude"], f["accuracy"]) = (String(geo.latitude), String(geo.longitude), String(geo.accuracy))
+        }
+        if let info {
+            f["date_upload"] = info["dates"]?["posted"]?.string
+            f["views"] = info["views"]?.string
+            f["media"] = info["media"]?.string
+            f["original_format"] = info["originalformat"]?.string
+        }
+        return f
+    }
+
+    /// Each photo's content type, which getInfo does not give: the account's photos listed per
+    /// type (`people.getPhotos` with `content_types`, 500 a page).
+    func contentTypes() async throws -> ([String: Int], Int) {
+        var out: [String: Int] = [:]
+        var calls = 0
+        for type in 1...3 {
+            var page = 1
+            while true {
+                let rsp = try await client.call("flickr.people.getPhotos", ["user_id": "me", "content_types": String(type),
+                                                                            "per_page": "500", "page": String(page)])
+                calls += 1
+                for p in rsp["photos"]?["photo"]?.array ?? [] { if let id = p["id"]?.string { out[id] = type } }
+                if page >= (rsp["photos"]?["pages"]?.int ?? 1) { break }
+                page += 1
+            }
+        }
+        return (out, calls)
+    }
+
+    /// The licences Flickr offers (`photos.licenses.getInfo`, one call): id and name.
+    public static func licenses(client: FlickrClient) async throws -> [(id: Int, name: String)] {
+        let rsp = try await client.call("flickr.photos.licenses.getInfo")
+        return (rsp["licenses"]?["license"]?.array ?? []).compactMap { l in
+            guard let id = l["id"]?.int, let name = l["name"]?.string else { return nil }
+            return (id, name)
+        }
+    }
+
+    /// The caller's sets (`photosets.getList`, every page): id and title.
+    public static func sets(client: FlickrClient) async throws -> [(id: String, title: String)] {
+        var out: [(id: String, title: String)] = []
+        var page = 1
+        while true {
+            let rsp = try await client.call("flickr.photosets.getList", ["per_page": "500", "page": String(page)])
+            for s in rsp["photosets"]?["photoset"]?.array ?? [] {
+                if let id = s["id"]?.string { out.append((id, s["title"]?.text ?? "")) }
+            }
+            if page >= (rsp["photosets"]?["pages"]?.int ?? 1) { break }
+            page += 1
+        }
+        return out
+    }
+
+    /// `--add-to-set` / `--remove-from-set`'s TITLE or ID among the caller's sets; with
+    /// `create`, a title no set has becomes `new:TITLE` (apply creates it). A set of another
+    /// user, or an unknown one, is refused before any write.
+    public static func resolveSet(_ given: String, among sets: [(id: String, title: String)], create: Bool,
+                                  option: String) throws(EditSpecError) -> String {
+        if sets.contains(where: { $0.id == given }) { return given }
+        let titled = sets.filter { $0.title == given }
+        if titled.count == 1 { return titled[0].id }
+        if titled.count > 1 {
+            throw EditSpecError("\(option): \(titled.count) of your sets are titled \"\(given)\" (\(titled.map(\.id).joined(separator: ", "))); give its id")
+        }
+        if create, !given.allSatisfy(\.isNumber) { return "new:" + given }
+        throw EditSpecError("\(option): you have no set \(given.allSatisfy(\.isNumber) ? "with id" : "titled") \"\(given)\""
+                            + (given.allSatisfy(\.isNumber) ? " (a set of another user cannot be changed)" : " (--create-set makes it)"))
+    }
+}
