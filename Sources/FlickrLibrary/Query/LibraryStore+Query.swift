@@ -116,16 +116,28 @@ extension LibraryStore {
                 start += chunk.count
                 let marks = LibraryFilter.marks(chunk.count)
                 let arguments = StatementArguments(chunk)
-                let photos = Dictionary(try LibraryPhoto.fetchAll(db, sql: "SELECT * FROM photo WHERE id IN (\(marks))", arguments: arguments)
-                    .map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-                var tags: [String: [String]] = [:], machine: [String: [String]] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT photo, clean, raw, machine FROM photo_tag WHERE photo IN (\(marks))", arguments: arguments) {
+                // Cursors, not fetchAll: a cursor's row reads the statement's columns in place
+                // (fetchAll copies every row first, then decodes each value generically).
+                var photos: [String: LibraryPhoto] = [:]
+                photos.reserveCapacity(chunk.count)
+                let rows = try Row.fetchCursor(db, sql: "SELECT \(LibraryPhoto.queryColumns) FROM photo WHERE id IN (\(marks))", arguments: arguments)
+                while let row = try rows.next() {
+                    let photo = LibraryPhoto(queryRow: row)
+                    if photos[photo.id] == nil { photos[photo.id] = photo }
+                }
+                // Each form with its clean form (the row's key), so that ordering them needs no
+                // TagString.clean per comparison.
+                var tags: [String: [(clean: String, form: String)]] = [:], machine: [String: [(clean: String, form: String)]] = [:]
+                let tagRows = try Row.fetchCursor(db, sql: "SELECT photo, clean, raw, machine FROM photo_tag WHERE photo IN (\(marks))", arguments: arguments)
+                while let row = try tagRows.next() {
                     let id: String = row[0]
-                    let form: String = (row[2] as String?) ?? row[1]
-                    if (row[3] as Int) == 1 { machine[id, default: []].append(form) } else { tags[id, default: []].append(form) }
+                    let clean: String = row[1]
+                    let form: String = (row[2] as String?) ?? clean
+                    if (row[3] as Int) == 1 { machine[id, default: []].append((clean, form)) } else { tags[id, default: []].append((clean, form)) }
                 }
                 var sets: [String: [String]] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT photo, photoset FROM set_photo WHERE photo IN (\(marks)) ORDER BY photoset", arguments: arguments) {
+                let setRows = try Row.fetchCursor(db, sql: "SELECT photo, photoset FROM set_photo WHERE photo IN (\(marks)) ORDER BY photoset", arguments: arguments)
+                while let row = try setRows.next() {
                     sets[row[0], default: []].append(row[1])
                 }
                 for id in chunk {
@@ -138,11 +150,13 @@ extension LibraryStore {
         }
     }
 
-    /// Tags in the order the listing gave them (the table's order is the key's).
-    static func tagOrder(_ listing: String, _ forms: [String]) -> [String] {
-        guard forms.count > 1 else { return forms }
-        let order = Dictionary(listing.split(separator: " ").enumerated().map { (String($0.element), $0.offset) }, uniquingKeysWith: { a, _ in a })
-        return forms.sorted { (order[TagString.clean($0)] ?? .max, $0) < (order[TagString.clean($1)] ?? .max, $1) }
+    /// Tags in the order the listing gave them (the table's order is the key's): each form by
+    /// its clean form's place in the listing's space-separated clean forms.
+    static func tagOrder(_ listing: String, _ forms: [(clean: String, form: String)]) -> [String] {
+        guard forms.count > 1 else { return forms.map(\.form) }
+        let words = listing.split(separator: " ")
+        func place(_ clean: String) -> Int { words.firstIndex { $0 == clean } ?? .max }
+        return forms.map { (place($0.clean), $0.form) }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.1)
     }
 
     /// Every set, in the account's order.
@@ -193,3 +207,50 @@ extension LibraryStore {
     }
 }
 
+
+extension LibraryPhoto {
+    /// The columns ``init(queryRow:)`` reads, in its order: every stored field.
+    static let queryColumns = "id, owner, secret, server, farm, title, description, ispublic, isfriend, isfamily, license, date_upload, date_taken, date_taken_granularity, date_taken_unknown, last_update, views, media, original_format, original_secret, o_width, o_height, latitude, longitude, accuracy, url_o, tags, machine_tags, raw_tags, deep_update, notes, people, comments, deleted"
+
+    private static let storedFields = Mirror(reflecting: LibraryPhoto(id: "", owner: "")).children.count
+
+    /// A photo from a row of `SELECT queryColumns`, read by position: the Codable decoder looks
+    /// each of the 34 fields up by name, which at 1,000 photos a page cost more than the query.
+    /// A field added to ``LibraryPhoto`` must be added here too (the assertion says so).
+    init(queryRow r: Row) {
+        assert(Self.storedFields == 34, "LibraryPhoto has a field LibraryPhoto.init(queryRow:) does not read")
+        self.init(id: r[0], owner: r[1])
+        secret = r[2]
+        server = r[3]
+        farm = r[4]
+        title = r[5]
+        description = r[6]
+        ispublic = r[7]
+        isfriend = r[8]
+        isfamily = r[9]
+        license = r[10]
+        date_upload = r[11]
+        date_taken = r[12]
+        date_taken_granularity = r[13]
+        date_taken_unknown = r[14]
+        last_update = r[15]
+        views = r[16]
+        media = r[17]
+        original_format = r[18]
+        original_secret = r[19]
+        o_width = r[20]
+        o_height = r[21]
+        latitude = r[22]
+        longitude = r[23]
+        accuracy = r[24]
+        url_o = r[25]
+        tags = r[26]
+        machine_tags = r[27]
+        raw_tags = r[28]
+        deep_update = r[29]
+        notes = r[30]
+        people = r[31]
+        comments = r[32]
+        deleted = r[33]
+    }
+}
