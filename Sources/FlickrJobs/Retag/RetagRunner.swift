@@ -71,6 +71,7 @@ public struct RetagRunner: Sendable {
         defer { withExtendedLifetime(held) {} }
         do {
             let now = try store.job(job)
+            guard try !store.isEdit(job) else { throw JobError("job \(job) is an edit job, not a retag: use flickr edit") }
             // Holding the lock, "running" is a run that ended without saying so (kill -9).
             guard ["planned", "interrupted", "running", "failed"].contains(now.state) else {
                 throw JobError("job \(job) is \(now.state); there is nothing to run")

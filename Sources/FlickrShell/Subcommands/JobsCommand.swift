@@ -46,6 +46,7 @@ enum JobsCommand {
     static func show(_ id: String, store: JobStore, json: Bool) throws -> Int32 {
         let job: JobSummary
         do { job = try store.job(id) } catch { throw Invocation.UsageError(message: error.message) }
+        if try store.isEdit(job.id) { return try showEdit(job, store: store, json: json) }
         let photos = try store.photos(of: job.id)
         if json {
             var o = object(job)
@@ -58,6 +59,29 @@ enum JobsCommand {
         }
         print("job \(job.id) (\(job.kind)\(job.parent.map { " of \($0)" } ?? "")): \(job.state)")
         print("rules: \(job.rules.joined(separator: " "))")
+        print("endpoint: \(job.endpoint), account \(job.owner)")
+        print("\(job.photos) photos: \(job.done) done, \(job.failed) failed, \(job.conflicts) conflicts; \(job.calls) calls; \(job.enumerated) looked at")
+        for p in photos where p.status != .done {
+            print("  \(p.status.rawValue): photo \(p.change.pre.photoID)\(p.detail.map { ": " + $0 } ?? "")")
+        }
+        return 0
+    }
+
+    /// `jobs show` of an edit job (or its undo): each photo's fields and status.
+    static func showEdit(_ job: JobSummary, store: JobStore, json: Bool) throws -> Int32 {
+        let photos = try store.editPhotos(of: job.id)
+        if json {
+            var o = object(job)
+            o["photos_detail"] = photos.map { p -> [String: Any] in
+                ["id": p.change.pre.photoID, "status": p.status.rawValue, "detail": p.detail as Any? ?? NSNull(),
+                 "changes": p.change.targets.map { ["field": $0.field.rawValue, "from": p.change.pre.value($0.field).description,
+                                                    "to": $0.description] }]
+            }
+            print(String(decoding: try JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .prettyPrinted]), as: UTF8.self))
+            return 0
+        }
+        print("job \(job.id) (\(job.kind)\(job.parent.map { " of \($0)" } ?? "")): \(job.state)")
+        print("changes: \(job.rules.joined(separator: " "))")
         print("endpoint: \(job.endpoint), account \(job.owner)")
         print("\(job.photos) photos: \(job.done) done, \(job.failed) failed, \(job.conflicts) conflicts; \(job.calls) calls; \(job.enumerated) looked at")
         for p in photos where p.status != .done {

@@ -57,29 +57,10 @@ enum RetagCommand {
         for option in parsed.given {
             let value = option.values.first ?? ""
             switch option.name {
-            case "rename":
-                do {
-                    var new = option.values[1]
-                    if !new.contains("*") {
-                        let stored = try RetagRule.storedTag(new, option: "--rename")
-                        new = stored.tag
-                        if let warning = stored.warning { p.warnings.append(warning) }
-                    }
-                    p.rules.append(try RetagRule.renaming(option.values[0], to: new))
-                } catch {
-                    throw Invocation.UsageError(message: error.message)
-                }
-            case "add":
-                do {
-                    let stored = try RetagRule.storedTag(value, option: "--add")
-                    if let warning = stored.warning { p.warnings.append(warning) }
-                    p.rules.append(.add(stored.tag))
-                } catch {
-                    throw Invocation.UsageError(message: error.message)
-                }
-            case "remove":
-                guard !TagString.clean(value).isEmpty else { throw Invocation.UsageError(message: "--remove: '\(value)' is not a tag") }
-                p.rules.append(.remove(value))
+            case "rename", "add", "remove":
+                let (rule, warning) = try rule(option)
+                p.rules.append(rule)
+                if let warning { p.warnings.append(warning) }
             case "query":
                 guard let eq = value.firstIndex(of: "="), eq != value.startIndex else {
                     throw Invocation.UsageError(message: "--query: '\(value)' is not key=value")
@@ -101,6 +82,38 @@ enum RetagCommand {
             throw Invocation.UsageError(message: "no rule given (--rename OLD NEW, --add TAG, --remove TAG, --lua FILE)")
         }
         return p
+    }
+
+    /// One of retag's rules (`--rename OLD NEW`, `--add TAG`, `--remove TAG`) as given, and a
+    /// warning when Flickr will store its tag otherwise than typed. `flickr edit` reads its tag
+    /// rules here too.
+    static func rule(_ option: ParsedArguments.Given) throws(Invocation.UsageError) -> (RetagRule, String?) {
+        let value = option.values.first ?? ""
+        do {
+            switch option.name {
+            case "rename":
+                var new = option.values[1]
+                var warning: String?
+                if !new.contains("*") {
+                    let stored = try RetagRule.storedTag(new, option: "--rename")
+                    new = stored.tag
+                    warning = stored.warning
+                }
+                return (try RetagRule.renaming(option.values[0], to: new), warning)
+            case "add":
+                let stored = try RetagRule.storedTag(value, option: "--add")
+                return (.add(stored.tag), stored.warning)
+            default:
+                guard !TagString.clean(value).isEmpty else { throw Invocation.UsageError(message: "--remove: '\(value)' is not a tag") }
+                return (.remove(value), nil)
+            }
+        } catch let error as RetagRuleError {
+            throw Invocation.UsageError(message: error.message)
+        } catch let error as Invocation.UsageError {
+            throw error
+        } catch {
+            throw Invocation.UsageError(message: "\(error)")
+        }
     }
 
     /// What `--query` accepts: a search of one's own photos, or a set.
@@ -267,6 +280,7 @@ enum RetagCommand {
         let (opened, store) = try await open(inv, env)
         defer { opened.close() }
         let planned = try resolvePlan(words[0], store: store)
+        guard try !store.isEdit(planned.id) else { throw Invocation.UsageError(message: "job \(planned.id) is an edit job: apply it with flickr edit apply") }
         // One runner per job: the lock first, then the state as it is under the lock.
         guard let lock = try take(planned.id, store: store, command: "flickr retag apply") else { return tryLater }
         let job = try store.job(planned.id)
@@ -286,13 +300,15 @@ enum RetagCommand {
         let (opened, store) = try await open(inv, env)
         defer { opened.close() }
         let wanted = words.first ?? "last"
-        let resumable: (JobSummary) -> Bool = { ["planned", "interrupted", "failed", "running"].contains($0.state) }
-        let all = try store.jobs()
+        let edits = Set(try store.jobs().filter { (try? store.isEdit($0.id)) == true }.map(\.id))
+        let resumable: (JobSummary) -> Bool = { !edits.contains($0.id) && ["planned", "interrupted", "failed", "running"].contains($0.state) }
+        let all = try store.jobs().filter { !edits.contains($0.id) }
         if wanted == "last", let newest = all.first, !all.contains(where: resumable) {
             print("nothing to resume: the last job, \(newest.id), is \(newest.state)")
             return 0
         }
         let found = try jobOrUsage(store, wanted, where: resumable)
+        guard try !store.isEdit(found.id) else { throw Invocation.UsageError(message: "job \(found.id) is an edit job: resume it with flickr edit resume") }
         guard let lock = try take(found.id, store: store, command: "flickr retag resume") else { return tryLater }
         let job = try store.job(found.id)
         guard job.state != "done", job.state != "undone" else {
@@ -350,11 +366,11 @@ enum RetagCommand {
     }
 
     /// Takes job `id` for this process, or says who holds it (on stderr) and returns nil.
-    static func take(_ id: String, store: JobStore, command: String) throws -> RunnerLock? {
+    static func take(_ id: String, store: JobStore, command: String, name: String = "retag") throws -> RunnerLock? {
         do {
             return try store.lock(id, command: command)
         } catch let busy as RunnerLock.Busy {
-            FileHandleOutput.standardError("flickr retag: job \(busy.description)\n")
+            FileHandleOutput.standardError("flickr \(name): job \(busy.description)\n")
             return nil
         }
     }

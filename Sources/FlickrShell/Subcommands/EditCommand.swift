@@ -1,0 +1,398 @@
+import FlickrAPI
+import FlickrCommandLine
+import FlickrJobs
+import FlickrLibrary
+import FlickrProtocol
+import Foundation
+import Synchronization
+
+/// `flickr edit plan (--query k=v… | --find KEY=VALUE…) CHANGES… [--out PLAN] [--json]`,
+/// `edit apply PLAN [--yes]`, `edit resume [JOB|last]`, `edit undo [JOB|last] [--yes]` (CLI.md):
+/// retag's plan/apply/journal/resume/undo for every group of a photo's metadata. Plan exits as
+/// `diff` does: 0 nothing to change, 1 changes planned, 2 an error; apply, resume and undo exit
+/// 0 only when every planned photo is done (a conflict, left alone, counts as handled).
+enum EditCommand {
+    static var usage: String { "usage: flickr edit " + (CommandLineSpec.subcommand(named: "edit")?.synopsis ?? "") }
+
+    static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
+        let parsed = try CommandLineParser.parse(args, for: "edit")
+        switch parsed.action {
+        case "plan":
+            do { return try await plan(parsed, inv, env) } catch let error as JobError {
+                FileHandleOutput.standardError("flickr edit: \(error)\n")
+                return 2
+            }
+        case "apply": return try await apply(parsed, inv, env)
+        case "resume": return try await resume(parsed, inv, env)
+        default: return try await undo(parsed, inv, env)
+        }
+    }
+
+    /// The parsed words of `edit plan`, checked before any request.
+    struct PlanArguments {
+        var spec = EditSpec()
+        var query: [String: String] = [:]
+        var find: [String: String]?
+        var out: String?
+        var json = false
+        /// `--license` as given (a name needs Flickr's list to resolve).
+        var license: String?
+        /// `--add-to-set` / `--remove-from-set` as given (titles need the account's sets).
+        var addSets: [String] = []
+        var removeSets: [String] = []
+        var createSet = false
+        /// The options as given, kept with the job.
+        var rules: [String] = []
+        var warnings: [String] = []
+    }
+
+    static func planArguments(_ parsed: ParsedArguments) throws(Invocation.UsageError) -> PlanArguments {
+        guard parsed.positional.isEmpty else { throw Invocation.UsageError(message: "unexpected word '\(parsed.positional[0])'; \(usage)") }
+        var p = PlanArguments()
+        do {
+            for option in parsed.given {
+                let value = option.values.first ?? ""
+                if !["out", "json", "query", "find"].contains(option.name) {
+                    p.rules.append("--" + option.name + option.values.map { " " + ($0.contains(" ") ? "'\($0)'" : $0) }.joined())
+                }
+                switch option.name {
+                case "title": p.spec.title = try EditTemplate(value, option: "--title")
+                case "description": p.spec.description = try EditTemplate(value, option: "--description")
+                case "privacy": p.spec.privacy = try Privacy.parse(value)
+                case "license": p.license = value
+                case "safety": p.spec.safety = try EditSpec.safety(value)
+                case "content-type": p.spec.contentType = try EditSpec.contentType(value)
+                case "shift-taken": p.spec.shiftTaken = try TakenDate.shift(value)
+                case "set-taken":
+                    let (taken, granularity) = try TakenDate.parse(value)
+                    (p.spec.setTaken, p.spec.setTakenGranularity) = (taken, granularity)
+                case "geo": p.spec.geo = try GeoPoint.parse(value)
+                case "clear-geo": p.spec.clearGeo = true
+                case "add-to-set": p.addSets.append(value)
+                case "remove-from-set": p.removeSets.append(value)
+                case "create-set": p.createSet = true
+                case "rename", "add", "remove":
+                    // Retag's rules, read by retag's reader.
+                    let (rule, warning) = try RetagCommand.rule(option)
+                    p.spec.tagRules.append(rule)
+                    if let warning { p.warnings.append(warning) }
+                case "query":
+                    guard let eq = value.firstIndex(of: "="), eq != value.startIndex else {
+                        throw Invocation.UsageError(message: "--query: '\(value)' is not key=value")
+                    }
+                    let key = String(value[..<eq])
+                    guard RetagCommand.queryKeys.contains(key) else {
+                        throw Invocation.UsageError(message: "--query: '\(key)' is not one of \(RetagCommand.queryKeys.sorted().joined(separator: ", "))")
+                    }
+                    p.query[key] = String(value[value.index(after: eq)...])
+                case "find":
+                    let eq = value.firstIndex(of: "=")
+                    let key = eq.map { String(value[..<$0]) } ?? value
+                    p.find = p.find ?? [:]
+                    p.find?[key] = eq.map { String(value[value.index(after: $0)...]) } ?? "true"
+                case "out": p.out = value
+                case "json": p.json = true
+                case "lua":
+                    throw Invocation.UsageError(message: "--lua: not yet in flickr edit; use flickr.edit.plan{ rule = function(photo) … end } in a script")
+                default: break
+                }
+            }
+            if p.find != nil && !p.query.isEmpty { throw Invocation.UsageError(message: "--find and --query exclude each other: select from the library or from Flickr") }
+            if p.createSet && p.addSets.isEmpty { throw Invocation.UsageError(message: "--create-set creates the --add-to-set set: give --add-to-set TITLE") }
+            // Placeholders for the check: sets and licences are resolved with Flickr's lists.
+            var checked = p.spec
+            checked.addToSets = p.addSets
+            checked.removeFromSets = p.removeSets
+            if p.license != nil { checked.license = 0 }
+            try checked.check()
+        } catch let error as EditSpecError {
+            throw Invocation.UsageError(message: error.message)
+        } catch let error as Invocation.UsageError {
+            throw error
+        } catch {
+            throw Invocation.UsageError(message: "\(error)")
+        }
+        return p
+    }
+
+    static func plan(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
+        var p = try planArguments(parsed)
+        for warning in p.warnings { FileHandleOutput.standardError("flickr edit plan: warning: \(warning)\n") }
+        let (opened, store) = try await RetagCommand.open(inv, env)
+        defer { opened.close() }
+        let client = opened.session.client
+        let result: EditPlanner.Result
+        var licenseNames: [Int: String] = [:]
+        var setTitles: [String: String] = [:]
+        do {
+            // Licences and sets by name need Flickr's lists (one call each); refused before any write.
+            if let given = p.license {
+                let licenses = try await EditPlanner.licenses(client: client)
+                p.spec.license = try EditSpec.license(given, among: licenses)
+                for l in licenses { licenseNames[l.id] = l.name }
+            }
+            if !p.addSets.isEmpty || !p.removeSets.isEmpty {
+                let sets = try await EditPlanner.sets(client: client)
+                for s in sets { setTitles[s.id] = s.title }
+                p.spec.addToSets = try p.addSets.map { try EditPlanner.resolveSet($0, among: sets, create: p.createSet, option: "--add-to-set") }
+                p.spec.removeFromSets = try p.removeSets.map { try EditPlanner.resolveSet($0, among: sets, create: false, option: "--remove-from-set") }
+                try p.spec.check()
+            }
+            var planner = EditPlanner(client: client, store: store)
+            var libraryLock: RunnerLock?
+            if let source = LibraryEditSource.synced(for: client, environment: env) {
+                do {
+                    libraryLock = try source.store.lock(command: "flickr edit plan", jobs: store)
+                    planner.source = source
+                } catch let busy as RunnerLock.Busy {
+                    if p.find != nil { throw JobError("--find needs the library, and \(busy.holder?.description ?? "another process") holds it; try again when it is done") }
+                    FileHandleOutput.standardError("flickr edit plan: the library is busy (\(busy.holder?.description ?? "another process")); planning from Flickr\n")
+                }
+            }
+            defer { withExtendedLifetime(libraryLock) {} }
+            result = try await planner.plan(p.spec, query: p.query, find: p.find, rules: p.rules)
+        } catch let error as EditSpecError {
+            FileHandleOutput.standardError("flickr edit plan: \(error.message)\n")
+            return 2
+        } catch {
+            FileHandleOutput.standardError(FlickrShell.report(error).replacingOccurrences(of: "flickr: ", with: "flickr edit plan: ") + "\n")
+            return 2
+        }
+        let names = Names(licenses: licenseNames, sets: setTitles)
+        let document = try planJSON(result, store: store, names: names)
+        if let out = p.out {
+            do { try Data((document + "\n").utf8).write(to: URL(fileURLWithPath: out)) } catch {
+                FileHandleOutput.standardError("flickr edit plan: cannot write \(out): \(error.localizedDescription)\n")
+                return 2
+            }
+        }
+        if p.json {
+            print(document)
+        } else {
+            print(diff(result, budget: RetagCommand.budget(opened), names: names))
+            if !result.changes.isEmpty { print("apply it with: flickr edit apply \(result.job)") }
+        }
+        return result.changes.isEmpty && result.refused.isEmpty ? 0 : 1
+    }
+
+    /// Names to show beside ids in a diff.
+    struct Names {
+        var licenses: [Int: String] = [:]
+        var sets: [String: String] = [:]
+
+        func license(_ id: Int) -> String { licenses[id].map { "\(id) (\($0))" } ?? String(id) }
+        func set(_ id: String) -> String {
+            if id.hasPrefix("new:") { return "\"\(id.dropFirst(4))\" (created by apply)" }
+            return sets[id].map { "\(id) (\($0))" } ?? id
+        }
+    }
+
+    /// One group's change as diff lines: `title: "IMG_0042" → "2019-07-02 Reykjavík"`.
+    static func lines(_ from: EditValue, _ to: EditValue, names: Names) -> [String] {
+        func q(_ s: String) -> String { JSONValue.quote(s) }
+        switch (from, to) {
+        case let (.meta(t0, d0), .meta(t1, d1)):
+            return (t0 == t1 ? [] : ["title: \(q(t0)) → \(q(t1))"]) + (d0 == d1 ? [] : ["description: \(q(d0)) → \(q(d1))"])
+        case let (.dates(a, g0), .dates(b, g1)):
+            return ["date_taken: \(q(a)) → \(q(b))" + (g0 == g1 ? "" : " (granularity \(g0) → \(g1))")]
+        case let (.perms(a), .perms(b)): return ["privacy: \(a) → \(b)"]
+        case let (.license(a), .license(b)): return ["license: \(names.license(a)) → \(names.license(b))"]
+        case let (.sets(a), .sets(b)):
+            return b.subtracting(a).sorted().map { "sets: + \(names.set($0))" } + a.subtracting(b).sorted().map { "sets: - \(names.set($0))" }
+        case let (.tags(a), .tags(b)):
+            return a.filter { !b.contains($0) }.map { "tags: - \($0)" } + b.filter { !a.contains($0) }.map { "tags: + \($0)" }
+        default:
+            return ["\(to.field.rawValue): \(from) → \(to)"]
+        }
+    }
+
+    /// The per-photo, per-field diff and the summary.
+    static func diff(_ r: EditPlanner.Result, budget: CallBudget?, names: Names) -> String {
+        var out: [String] = []
+        for change in r.changes {
+            out.append("photo \(change.pre.photoID)")
+            for target in change.targets { out += lines(change.pre.value(target.field), target, names: names).map { "  " + $0 } }
+        }
+        for (photo, refusal) in r.refused { out.append("photo \(photo): not changed: \(refusal)") }
+        for (photo, reason) in r.conflicts { out.append("photo \(photo): conflict, left as it is: \(reason)") }
+        out.append("")
+        out += summary(r, budget: budget)
+        return out.joined(separator: "\n")
+    }
+
+    /// What the job changes, field by field, and what that costs.
+    static func summary(_ r: EditPlanner.Result, budget: CallBudget?) -> [String] {
+        var perField: [EditField: Int] = [:]
+        for change in r.changes { for field in change.fields { perField[field, default: 0] += 1 } }
+        let fields = EditField.allCases.compactMap { f in perField[f].map { "\(f.rawValue) \($0)" } }
+        let calls = applyCalls(r.changes)
+        let pace = budget.map { b in
+            "ETA at \(b.calls.formatted()) calls per \(Int(b.seconds).formatted()) s: \(RetagCommand.duration(Double(calls) * b.seconds / Double(b.calls)))"
+        } ?? "no call budget applies to this endpoint"
+        return ["job \(r.job): \(r.changes.count) photo\(r.changes.count == 1 ? "" : "s") to change of \(r.enumerated) looked at"
+                + (fields.isEmpty ? "" : "; changes per field: " + fields.joined(separator: ", "))
+                + (r.refused.isEmpty ? "" : "; \(r.refused.count) refused")
+                + (r.conflicts.isEmpty ? "" : "; \(r.conflicts.count) conflict\(r.conflicts.count == 1 ? "" : "s") (changed since the job; --force to undo them anyway)"),
+                "apply will cost about \(calls) call\(calls == 1 ? "" : "s") (\(pace)); the plan took \(r.calls) call\(r.calls == 1 ? "" : "s")"]
+    }
+
+    /// Calls an apply makes: one per group per photo (per set joined or left), and one
+    /// `recentlyUpdated` per 500 photos for the conflict check.
+    static func applyCalls(_ changes: [EditChange]) -> Int {
+        changes.reduce(0) { $0 + $1.calls } + max(1, (changes.count + 499) / 500)
+    }
+
+    /// The plan as JSON (`--json`, `--out`).
+    static func planJSON(_ r: EditPlanner.Result, store: JobStore, names: Names) throws -> String {
+        let photos: [[String: Any]] = r.changes.map { change in
+            ["id": change.pre.photoID, "lastupdate": change.pre.lastUpdate,
+             "changes": change.targets.map { target -> [String: Any] in
+                 ["field": target.field.rawValue, "from": change.pre.value(target.field).description, "to": target.description,
+                  "diff": lines(change.pre.value(target.field), target, names: names)]
+             }]
+        }
+        let object: [String: Any] = [
+            "job": r.job, "database": store.path, "enumerated": r.enumerated, "photos": photos,
+            "refused": r.refused.map { ["id": $0.photo, "field": $0.refusal.field.rawValue, "reason": $0.refusal.reason] },
+            "apply_calls": applyCalls(r.changes), "plan_calls": r.calls,
+        ]
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    // MARK: apply, resume, undo
+
+    static func apply(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
+        let words = parsed.positional
+        guard words.count == 1 else { throw Invocation.UsageError(message: "usage: flickr edit apply PLAN [--yes] [--events] [--max-outage SECONDS]") }
+        let maxOutage = try RetagCommand.maxOutage(parsed)
+        let (opened, store) = try await RetagCommand.open(inv, env)
+        defer { opened.close() }
+        let planned = try RetagCommand.resolvePlan(words[0], store: store)
+        guard try store.isEdit(planned.id) else { throw Invocation.UsageError(message: "job \(planned.id) is a retag job: apply it with flickr retag apply") }
+        guard let lock = try RetagCommand.take(planned.id, store: store, command: "flickr edit apply", name: "edit") else { return RetagCommand.tryLater }
+        let job = try store.job(planned.id)
+        guard job.state == "planned" else {
+            throw Invocation.UsageError(message: "job \(job.id) is \(job.state), not planned; "
+                                        + (["running", "interrupted", "failed"].contains(job.state) ? "continue it with: flickr edit resume \(job.id)" : "see flickr jobs show \(job.id)"))
+        }
+        guard try RetagCommand.confirm("Apply job \(job.id) to \(job.photos) photo\(job.photos == 1 ? "" : "s")?", parsed) else { return 1 }
+        return try await execute(job.id, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage, env: env)
+    }
+
+    static func resume(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
+        let words = parsed.positional
+        guard words.count <= 1 else { throw Invocation.UsageError(message: "usage: flickr edit resume [JOB|last] [--events] [--max-outage SECONDS]") }
+        let maxOutage = try RetagCommand.maxOutage(parsed)
+        let (opened, store) = try await RetagCommand.open(inv, env)
+        defer { opened.close() }
+        let edits = Set(try store.jobs().filter { (try? store.isEdit($0.id)) == true }.map(\.id))
+        let resumable: (JobSummary) -> Bool = { edits.contains($0.id) && ["planned", "interrupted", "failed", "running"].contains($0.state) }
+        let mine = try store.jobs().filter { edits.contains($0.id) }
+        let wanted = words.first ?? "last"
+        if wanted == "last", let newest = mine.first, !mine.contains(where: resumable) {
+            print("nothing to resume: the last edit job, \(newest.id), is \(newest.state)")
+            return 0
+        }
+        let found = try RetagCommand.jobOrUsage(store, wanted, where: resumable)
+        guard edits.contains(found.id) else { throw Invocation.UsageError(message: "job \(found.id) is a retag job: resume it with flickr retag resume") }
+        guard let lock = try RetagCommand.take(found.id, store: store, command: "flickr edit resume", name: "edit") else { return RetagCommand.tryLater }
+        let job = try store.job(found.id)
+        guard job.state != "done", job.state != "undone" else {
+            print("job \(job.id) is \(job.state); nothing to resume")
+            return 0
+        }
+        return try await execute(job.id, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage, env: env)
+    }
+
+    static func undo(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
+        let words = parsed.positional
+        guard words.count <= 1 else {
+            throw Invocation.UsageError(message: "usage: flickr edit undo [JOB|last] [--yes] [--diff] [--force] [--events] [--max-outage SECONDS]")
+        }
+        let maxOutage = try RetagCommand.maxOutage(parsed)
+        let (opened, store) = try await RetagCommand.open(inv, env)
+        defer { opened.close() }
+        let job = try RetagCommand.jobOrUsage(store, words.first ?? "last") { $0.kind == "edit" && $0.state != "planned" }
+        guard job.kind == "edit" else {
+            throw Invocation.UsageError(message: job.kind == "retag" ? "job \(job.id) is a retag job: undo it with flickr retag undo"
+                                        : "job \(job.id) is an undo; undo the edit job it reverses instead")
+        }
+        if job.state == "undone" {
+            print("nothing to undo: \(job.id) was undone already (see flickr jobs)")
+            return 0
+        }
+        guard let parentLock = try RetagCommand.take(job.id, store: store, command: "flickr edit undo", name: "edit") else { return RetagCommand.tryLater }
+        defer { withExtendedLifetime(parentLock) {} }
+        if let pending = try store.jobs().first(where: { $0.parent == job.id && ["interrupted", "planned", "running"].contains($0.state) }) {
+            guard let lock = try RetagCommand.take(pending.id, store: store, command: "flickr edit undo", name: "edit") else { return RetagCommand.tryLater }
+            print("resuming \(pending.id), the undo of \(job.id)")
+            return try await execute(pending.id, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage, env: env)
+        }
+        let planned = try await EditPlanner(client: opened.session.client, store: store).planUndo(of: job.id, force: parsed.has("force"))
+        guard let lock = try RetagCommand.take(planned.job, store: store, command: "flickr edit undo", name: "edit") else { return RetagCommand.tryLater }
+        guard !planned.changes.isEmpty || !planned.conflicts.isEmpty else {
+            _ = try await EditRunner(client: opened.session.client, store: store).run(planned.job, lock: lock)
+            print("nothing to undo: every field \(job.id) changed has its value from before it")
+            return 0
+        }
+        print(parsed.has("diff") ? diff(planned, budget: RetagCommand.budget(opened), names: Names())
+                                 : (summary(planned, budget: RetagCommand.budget(opened)) + ["(the per-photo diff: --diff)"]).joined(separator: "\n"))
+        guard try RetagCommand.confirm("Undo job \(job.id) on \(planned.changes.count) photo\(planned.changes.count == 1 ? "" : "s")?", parsed) else { return 1 }
+        return try await execute(planned.job, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage, env: env)
+    }
+
+    /// Runs a job to its end (or Ctrl-C, or an outage), with a progress line on a terminal or
+    /// NDJSON events; without either, a progress line at least every 30 s.
+    static func execute(_ job: String, lock: RunnerLock, opened: Subcommands.OpenSession, store: JobStore, events: Bool,
+                        maxOutage: Double, env: [String: String]) async throws -> Int32 {
+        let stop = InterruptWatch { n in
+            if n == 1 { FileHandleOutput.standardError("\nstopping after the current photo…\n") }
+        }
+        defer { stop.stop() }
+        let terminal = Terminal.stderrIsTerminal
+        var runner = EditRunner(client: opened.session.client, store: store)
+        runner.secondsPerCall = (opened.session.client.pacer as? SharedBudget)?.secondsPerCall
+        runner.maxOutage = maxOutage
+        runner.command = "flickr edit"
+        runner.source = LibraryEditSource.synced(for: opened.session.client, environment: env)
+        let runCalls = Atomic<Int>(0)
+        let lastLine = Mutex(Date())
+        let outcome = try await runner.run(job, lock: lock, progress: { p in
+            runCalls.store(p.calls, ordering: .relaxed)
+            if events {
+                FileHandleOutput.standardError(RetagCommand.eventLine(p) + "\n")
+            } else if terminal {
+                FileHandleOutput.standardError("\r\u{1B}[K" + RetagCommand.progressLine(p))
+            } else if lastLine.withLock({ last in
+                guard Date().timeIntervalSince(last) >= 30 else { return false }
+                last = Date()
+                return true
+            }) {
+                FileHandleOutput.standardError(RetagCommand.progressLine(p) + "\n")
+            }
+        }, notice: { line in
+            lastLine.withLock { $0 = Date() }
+            FileHandleOutput.standardError(events ? RetagCommand.noticeEvent(job, line) + "\n" : (terminal ? "\r\u{1B}[K" : "") + "flickr edit: " + line + "\n")
+        }, shouldStop: { stop.interrupted })
+        if terminal, !events { FileHandleOutput.standardError("\n") }
+        let s = outcome.job
+        let run = runCalls.load(ordering: .relaxed)
+        let before = s.calls - run
+        print("job \(s.id): \(s.done) of \(s.photos) photos done, \(s.failed) failed, \(s.conflicts) conflict\(s.conflicts == 1 ? "" : "s"), \(s.calls) calls"
+              + (before > 0 ? " (\(run) by this run, \(before) before it: planning and earlier runs)" : ""))
+        for photo in try store.editPhotos(of: s.id) where photo.status == .failed || photo.status == .conflict {
+            print("  \(photo.status.rawValue): photo \(photo.change.pre.photoID): \(photo.detail ?? "")")
+        }
+        if let outage = outcome.outage {
+            FileHandleOutput.standardError("flickr edit: stopped: \(outage)\nNo photo was marked failed; the journal is consistent. "
+                                           + "Resume when the endpoint is back with: flickr edit resume \(s.id)\n")
+            return RetagCommand.tryLater
+        }
+        if outcome.stopped {
+            FileHandleOutput.standardError("stopped after the current photo; the journal is consistent. Resume with: flickr edit resume \(s.id)\n")
+            return 130
+        }
+        return s.state == "done" ? 0 : 1
+    }
+}
