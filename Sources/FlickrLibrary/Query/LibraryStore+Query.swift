@@ -120,7 +120,8 @@ extension LibraryStore {
                 // (fetchAll copies every row first, then decodes each value generically).
                 var photos: [String: LibraryPhoto] = [:]
                 photos.reserveCapacity(chunk.count)
-                let rows = try Row.fetchCursor(db, sql: "SELECT \(LibraryPhoto.queryColumns) FROM photo WHERE id IN (\(marks))", arguments: arguments)
+                // Cached statements: every full chunk has the same 500 marks.
+                let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT \(LibraryPhoto.queryColumns) FROM photo WHERE id IN (\(marks))"), arguments: arguments)
                 while let row = try rows.next() {
                     let photo = LibraryPhoto(queryRow: row)
                     if photos[photo.id] == nil { photos[photo.id] = photo }
@@ -128,7 +129,7 @@ extension LibraryStore {
                 // Each form with its clean form (the row's key), so that ordering them needs no
                 // TagString.clean per comparison.
                 var tags: [String: [(clean: String, form: String)]] = [:], machine: [String: [(clean: String, form: String)]] = [:]
-                let tagRows = try Row.fetchCursor(db, sql: "SELECT photo, clean, raw, machine FROM photo_tag WHERE photo IN (\(marks))", arguments: arguments)
+                let tagRows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT photo, clean, raw, machine FROM photo_tag WHERE photo IN (\(marks))"), arguments: arguments)
                 while let row = try tagRows.next() {
                     let id: String = row[0]
                     let clean: String = row[1]
@@ -136,7 +137,7 @@ extension LibraryStore {
                     if (row[3] as Int) == 1 { machine[id, default: []].append((clean, form)) } else { tags[id, default: []].append((clean, form)) }
                 }
                 var sets: [String: [String]] = [:]
-                let setRows = try Row.fetchCursor(db, sql: "SELECT photo, photoset FROM set_photo WHERE photo IN (\(marks)) ORDER BY photoset", arguments: arguments)
+                let setRows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT photo, photoset FROM set_photo WHERE photo IN (\(marks)) ORDER BY photoset"), arguments: arguments)
                 while let row = try setRows.next() {
                     sets[row[0], default: []].append(row[1])
                 }
