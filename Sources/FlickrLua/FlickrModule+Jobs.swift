@@ -14,6 +14,9 @@ import LuaKit
 ///     flickr.jobs._photos(job)        → { {id =, status =, removed = {…}, added = {…}, detail =}, … }
 ///     flickr.jobs.list()              → the jobs' summaries, newest first
 ///
+/// An edit job (`flickr.edit.plan`, `flickr edit`; kind `edit`, its undo kind `undo`) is run,
+/// undone and listed by the same functions, with the edit engine (FlickrModule+Edit.swift).
+///
 /// Jobs live in the same database as `flickr retag`'s ($XDG_STATE_HOME/flickr/jobs.sqlite).
 extension FlickrModule {
     func installJobs(_ state: LuaState, _ flickr: Int32) {
@@ -24,16 +27,27 @@ extension FlickrModule {
             let job = try call.string(1)
             let force = call.type(2) == .boolean && call.state.boolean(at: 2)
             let (client, store) = (self.client, try self.jobStore())
+            // An edit job is undone by the edit engine (`flickr edit undo`); an undo is not undone.
+            let edit = try store.isEdit(job)
+            if edit, try store.job(job).kind != "edit" {
+                throw FlickrError.usage("job \(job) is an undo; undo the edit job it reverses instead", method: "jobs.undo")
+            }
             return self.asyncReturn("flickr.jobs.undo", {
                 // The job is held while its undo is planned, as `flickr retag undo` does.
                 let lock = try store.lock(job, command: "flickr.jobs.undo")
                 defer { withExtendedLifetime(lock) {} }
+                if edit { return try await EditPlanner(client: client, store: store).planUndo(of: job, force: force).job }
                 return try await RetagPlanner(client: client, store: store).planUndo(of: job, force: force).job
             }, deliver: { state, id in state.push(id); return 1 })
         }
         define(state, jobs, "_run", path: "jobs.run") { call in try self.runJob(call) }
         define(state, jobs, "_photos", path: "jobs.photos") { call in
-            let photos = try self.jobStore().photos(of: try call.string(1))
+            let job = try call.string(1), store = try self.jobStore()
+            if try store.isEdit(job) {
+                try call.state.push(Self.editPhotosValue(try store.editPhotos(of: job)))
+                return .results(1)
+            }
+            let photos = try store.photos(of: job)
             try call.state.push(LuaValue.array(photos.map { p in
                 var m: [LuaValue: LuaValue] = [
                     "id": .string(LuaString(p.change.pre.photoID)), "status": .string(LuaString(p.status.rawValue)),
@@ -108,7 +122,29 @@ extension FlickrModule {
             call.state.pushCopy(of: 2)
             relay = ProgressRelay(poster: call.state.jobPoster, callback: LuaRef(popping: call.state))
         }
-        var runner = RetagRunner(client: client, store: try jobStore())
+        return try runJob(job, relay: relay)
+    }
+
+    /// Runs (applies, resumes) `job` with the engine of its kind: retag's, or the edit engine for
+    /// an edit job and its undo.
+    func runJob(_ job: String, relay: ProgressRelay?) throws -> LuaReturn {
+        let store = try jobStore()
+        if try store.isEdit(job) {
+            var runner = EditRunner(client: client, store: store)
+            runner.secondsPerCall = (client.pacer as? SharedBudget)?.secondsPerCall
+            runner.command = "flickr.jobs.run"
+            runner.source = LibraryEditSource.synced(for: client, environment: environment)
+            let chosen = runner
+            let progressRelay = relay
+            return asyncReturn("flickr.jobs.run", {
+                try await chosen.run(job, progress: { p in progressRelay?.report(sent: Int64(p.done + p.failed + p.conflicts), total: Int64(p.total)) }).job
+            }, deliver: { state, summary in
+                try progressRelay?.finish(state)
+                try state.push(Self.summaryValue(summary))
+                return 1
+            })
+        }
+        var runner = RetagRunner(client: client, store: store)
         runner.secondsPerCall = (client.pacer as? SharedBudget)?.secondsPerCall
         runner.command = "flickr.jobs.run"
         runner.mirror = LibraryRetagSource.synced(for: client, environment: environment)

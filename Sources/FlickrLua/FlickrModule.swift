@@ -70,6 +70,7 @@ final class FlickrModule {
         installConcurrency(state, flickr)
         installConfiguration(state, flickr)
         installJobs(state, flickr)
+        installEdit(state, flickr)
         installLibrary(state, flickr)
         try installLuaPart(state, flickr)
         // The module itself answers a name it lacks as its namespaces do: `flickr.nope.foo{}`

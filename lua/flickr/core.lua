@@ -332,6 +332,53 @@ return function(flickr, Error, Help)
     end,
   }
 
+  ---------------------------------------------------------------------------------------------
+  -- flickr.edit.plan{ find = {…} | query = {…}, changes = {…}, rule = fn } → a plan (reads only;
+  -- the job is stored): plan.job, plan.photos (each { id, changes = { {field, from, to}, … },
+  -- diff = { line, … } }), plan.refused, plan.enumerated, plan.calls, plan.apply_calls,
+  -- plan.fields, plan.summary; plan:diff(), plan:save(path) (flickr edit plan --out's JSON),
+  -- plan:apply{ progress = function(done, total) … end } → the job's summary.
+  -- The Swift half (FlickrModule+Edit.swift) reads and checks the options and plans.
+  local edit = flickr.edit
+  local EditPlan = {}
+  EditPlan.__index = EditPlan
+  local documents = setmetatable({}, { __mode = "k" })  -- plan → its JSON
+
+  function EditPlan:diff()
+    local out = {}
+    for _, p in ipairs(self.photos) do
+      out[#out + 1] = "photo " .. p.id
+      for _, line in ipairs(p.diff) do out[#out + 1] = "  " .. line end
+    end
+    for _, r in ipairs(self.refused) do
+      out[#out + 1] = "photo " .. r.id .. ": not changed: " .. r.field .. ": " .. r.reason
+    end
+    out[#out + 1] = self.summary
+    return concat(out, "\n")
+  end
+
+  function EditPlan:save(path)
+    if type(path) ~= "string" then
+      error(setmetatable({ kind = "usage", method = "flickr.edit.save", message = "bad argument #1 (a file path expected, got " .. type(path) .. ")" }, Error), 2)
+    end
+    local f, why = io.open(path, "w")
+    if not f then error(setmetatable({ kind = "usage", method = "flickr.edit.save", message = tostring(why) }, Error), 2) end
+    f:write(documents[self] or ('{"job": "' .. self.job .. '"}\n'))
+    f:close()
+    return path
+  end
+
+  function EditPlan:apply(opts)
+    return edit._apply(self.job, opts)
+  end
+
+  function edit.plan(spec)
+    local plan, json = edit._plan(spec)
+    setmetatable(plan, EditPlan)
+    documents[plan] = json
+    return plan
+  end
+
   function jobs.resume(id, progress) return jobs._run(id, progress) end
 
   function jobs.undo(id, progress)
