@@ -125,7 +125,13 @@ public struct EditPlanner: Sendable {
             .filter { !$0.change.targets.isEmpty }
         let created = try store.createdSets(parent)
         let needsSets = touched.contains { $0.change.fields.contains(.sets) }
-        let (now, calls) = try await readAll(touched.map(\.change.pre.photoID), sets: needsSets)
+        var (now, calls) = try await readAll(touched.map(\.change.pre.photoID), sets: needsSets)
+        // Flickr deletes a set when its last photo leaves it: such a set cannot be joined again.
+        var existing: Set<String>?
+        if needsSets {
+            existing = Set(try await Self.sets(client: client).map(\.id))
+            calls += 1
+        }
         var changes: [EditChange] = []
         var conflicts: [(photo: String, reason: String)] = []
         for photo in touched {
@@ -139,7 +145,12 @@ public struct EditPlanner: Sendable {
                 if value.matches(before) { continue }            // never written, or already undone
                 if case .sets(let nowSets) = value, case .sets(let pre) = before, case .sets(let target) = wanted {
                     // Undo only the job's own joins and leaves; a set joined since stays.
-                    let back = nowSets.subtracting(target.subtracting(pre)).union(pre.subtracting(target))
+                    var back = nowSets.subtracting(target.subtracting(pre)).union(pre.subtracting(target))
+                    if let existing, case let gone = back.subtracting(existing).subtracting(nowSets), !gone.isEmpty {
+                        back.subtract(gone)
+                        reasons.append("set\(gone.count == 1 ? "" : "s") \(gone.sorted().joined(separator: ", ")) no longer exist\(gone.count == 1 ? "s" : "") "
+                                       + "(Flickr deletes a set when its last photo leaves it): not joined again")
+                    }
                     if !value.matches(.sets(back)) { targets.append(.sets(back)) }
                     continue
                 }
@@ -263,14 +274,16 @@ public struct EditPlanner: Sendable {
         }
     }
 
-    /// The caller's sets (`photosets.getList`, every page): id and title.
-    public static func sets(client: FlickrClient) async throws -> [(id: String, title: String)] {
-        var out: [(id: String, title: String)] = []
+    /// The caller's sets (`photosets.getList`, every page): id, title and size (photos and videos).
+    public static func sets(client: FlickrClient) async throws -> [(id: String, title: String, size: Int)] {
+        var out: [(id: String, title: String, size: Int)] = []
         var page = 1
         while true {
             let rsp = try await client.call("flickr.photosets.getList", ["per_page": "500", "page": String(page)])
             for s in rsp["photosets"]?["photoset"]?.array ?? [] {
-                if let id = s["id"]?.string { out.append((id, s["title"]?.text ?? "")) }
+                if let id = s["id"]?.string {
+                    out.append((id, s["title"]?.text ?? "", (s["photos"]?.int ?? 0) + (s["videos"]?.int ?? 0)))
+                }
             }
             if page >= (rsp["photosets"]?["pages"]?.int ?? 1) { break }
             page += 1
@@ -281,7 +294,7 @@ public struct EditPlanner: Sendable {
     /// `--add-to-set` / `--remove-from-set`'s TITLE or ID among the caller's sets; with
     /// `create`, a title no set has becomes `new:TITLE` (apply creates it). A set of another
     /// user, or an unknown one, is refused before any write.
-    public static func resolveSet(_ given: String, among sets: [(id: String, title: String)], create: Bool,
+    public static func resolveSet(_ given: String, among sets: [(id: String, title: String, size: Int)], create: Bool,
                                   option: String) throws(EditSpecError) -> String {
         if sets.contains(where: { $0.id == given }) { return given }
         let titled = sets.filter { $0.title == given }

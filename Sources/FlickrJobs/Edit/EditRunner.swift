@@ -123,7 +123,9 @@ public struct EditRunner: Sendable {
         if stopped {
             try store.setState("running", job: job, runner: nil)
         } else {
-            let complete = counts.done + counts.conflicts == photos.count && counts.failed == 0
+            // As retag: done only when every photo is; a conflict or a failure leaves it failed
+            // (undo still takes back what was written).
+            let complete = counts.done == photos.count
             try store.setState(complete ? "done" : "failed", job: job)
             if complete, header.kind == "undo", let parent = header.parent { try store.setState("undone", job: parent) }
         }
@@ -210,7 +212,11 @@ public struct EditRunner: Sendable {
     static func isDefinite(_ error: FlickrError, _ write: EditWrite) -> Bool {
         switch error.kind {
         case .usage, .oauth: return true
-        case .api: return write.field != .sets && error.code != 105 && error.code != 106
+        case .api:
+            // A set's 1 (no such set), 2 (no such photo) and 10 (the set is full) are refusals;
+            // its 3 (already in / not in the set) may be an earlier attempt's doing.
+            if write.field == .sets { return [1, 2, 10].contains(error.code ?? 0) }
+            return error.code != 105 && error.code != 106
         default: return false
         }
     }

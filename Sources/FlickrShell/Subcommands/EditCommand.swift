@@ -10,7 +10,7 @@ import Synchronization
 /// `edit apply PLAN [--yes]`, `edit resume [JOB|last]`, `edit undo [JOB|last] [--yes]` (CLI.md):
 /// retag's plan/apply/journal/resume/undo for every group of a photo's metadata. Plan exits as
 /// `diff` does: 0 nothing to change, 1 changes planned, 2 an error; apply, resume and undo exit
-/// 0 only when every planned photo is done (a conflict, left alone, counts as handled).
+/// 0 only when every planned photo is done, as retag's.
 enum EditCommand {
     static var usage: String { "usage: flickr edit " + (CommandLineSpec.subcommand(named: "edit")?.synopsis ?? "") }
 
@@ -124,6 +124,7 @@ enum EditCommand {
         let result: EditPlanner.Result
         var licenseNames: [Int: String] = [:]
         var setTitles: [String: String] = [:]
+        var setSizes: [String: Int] = [:]
         do {
             // Licences and sets by name need Flickr's lists (one call each); refused before any write.
             if let given = p.license {
@@ -133,7 +134,7 @@ enum EditCommand {
             }
             if !p.addSets.isEmpty || !p.removeSets.isEmpty {
                 let sets = try await EditPlanner.sets(client: client)
-                for s in sets { setTitles[s.id] = s.title }
+                for s in sets { (setTitles[s.id], setSizes[s.id]) = (s.title, s.size) }
                 p.spec.addToSets = try p.addSets.map { try EditPlanner.resolveSet($0, among: sets, create: p.createSet, option: "--add-to-set") }
                 p.spec.removeFromSets = try p.removeSets.map { try EditPlanner.resolveSet($0, among: sets, create: false, option: "--remove-from-set") }
                 try p.spec.check()
@@ -157,6 +158,16 @@ enum EditCommand {
         } catch {
             FileHandleOutput.standardError(FlickrShell.report(error).replacingOccurrences(of: "flickr: ", with: "flickr edit plan: ") + "\n")
             return 2
+        }
+        // Flickr deletes a set when its last photo leaves it; an undo cannot bring it back.
+        for set in p.spec.removeFromSets {
+            let leaving = result.changes.filter { change in
+                change.targets.contains { if case .sets(let s) = $0 { return !s.contains(set) } else { return false } } && (change.pre.sets ?? []).contains(set)
+            }.count
+            if let size = setSizes[set], leaving >= size, size > 0 {
+                FileHandleOutput.standardError("flickr edit plan: warning: every photo of set \(set) (\(setTitles[set] ?? "")) leaves it: Flickr deletes "
+                                               + "a set when its last photo leaves it, and an undo cannot bring it back\n")
+            }
         }
         let names = Names(licenses: licenseNames, sets: setTitles)
         let document = try planJSON(result, store: store, names: names)

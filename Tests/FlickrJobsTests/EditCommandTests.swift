@@ -1,0 +1,156 @@
+import FlickrAPI
+import FlickrJobs
+import FlickrProtocol
+import FlickrTestSupport
+import Foundation
+import Testing
+
+/// `flickr edit` as a user runs it: the real binary against `flickr-sandbox` processes, killed
+/// at random points and resumed, compared with an uninterrupted twin of the same world.
+@Suite("flickr edit: plan, apply, kill -9 and resume, undo (the real binaries)", .timeLimit(.minutes(10)), .tags(.command), .kind("command"))
+struct EditCommandTests {
+    static func flickr(_ args: [String], _ env: [String: String], extra: [String: String] = [:]) async throws -> Products.Result {
+        let r = try await Products.run(try Products.executable("flickr"), args, environment: env.merging(extra) { $1 }, timeout: 180)
+        #expect(!r.timedOut, "flickr \(args) timed out")
+        return r
+    }
+
+    /// The job id a plan printed.
+    static func job(_ output: String) throws -> String {
+        try #require(output.firstMatch(of: /job ((?:edit|undo)-[0-9a-f-]+):/).map { String($0.1) }, "\(output)")
+    }
+
+    /// Every photo of the account as an edit sees it, sets by title (ids differ between worlds).
+    static func snapshot(_ env: [String: String], ids: [String]) async throws -> [String: String] {
+        let client = FlickrClient(context: FlickrContext(apiKey: env["FLICKR_API_KEY"]!, sharedSecret: env["FLICKR_API_SECRET"]!,
+                                                         oauthToken: env["FLICKR_OAUTH_TOKEN"]!, oauthTokenSecret: env["FLICKR_OAUTH_TOKEN_SECRET"]!,
+                                                         endpoints: Endpoints(baseURL: env["FLICKR_ENDPOINT"]!)))
+        var out: [String: String] = [:]
+        for id in ids {
+            let info = try await client.call("flickr.photos.getInfo", ["photo_id": id])
+            let contexts = try await client.call("flickr.photos.getAllContexts", ["photo_id": id])
+            let m = try #require(PhotoMetadata(getInfo: info))
+            let sets = (contexts["set"]?.array ?? []).compactMap { $0["title"]?.string }.sorted()
+            out[id] = [m.title, m.description, m.dateTaken, String(m.takenGranularity), m.privacy.description, String(m.license),
+                       m.geo.map { String(format: "%.6f,%.6f,%d", $0.latitude, $0.longitude, $0.accuracy) } ?? "-",
+                       m.ownerTags.sorted().joined(separator: "|"), sets.joined(separator: "|")].joined(separator: " / ")
+        }
+        return out
+    }
+
+    static let changes = ["--title", "{date_taken:%Y-%m-%d} {title}", "--privacy", "friends,family", "--license", "by-nc",
+                          "--shift-taken", "-1d2h", "--geo", "64.1466,-21.9426,11", "--add-to-set", "Iceland", "--create-set",
+                          "--add", "iceland", "--remove-from-set", "Set 2",
+                          // The first 45 photos' uploads (26,000 s apart from 2015-01-01): Set 2 keeps members.
+                          "--query", "max_upload_date=1421240400"]
+
+    @Test("kill -9 at thirty points of a mixed job (ten of them between a write's answer and its journal entry), each followed by resume: the end state equals an uninterrupted twin's; undo then restores every field; a second undo changes nothing")
+    func killAndResume() async throws {
+        let world = try CommandWorld("edit-kill")
+        defer { try? FileManager.default.removeItem(at: world.directory) }
+        let generated = LibraryWorld(count: 90, seed: "edit-kill")
+        let seed = try generated.writeSeed(in: world.directory)
+        var envs: [[String: String]] = []
+        var sandboxes: [SandboxProcess] = []
+        for name in ["killed", "twin"] {
+            let sandbox = try await SandboxProcess.start(["--port", "0", "--data", seed.path, "--latency", "5",
+                                                          "--log", world.directory.appendingPathComponent("\(name).jsonl").path],
+                                                         environment: world.environment)
+            sandboxes.append(sandbox)
+            var env = sandbox.environment(world.environment)
+            env["XDG_STATE_HOME"] = world.directory.path + "/\(name)-state"
+            env["XDG_DATA_HOME"] = world.directory.path + "/\(name)-data"
+            envs.append(env)
+        }
+        defer { sandboxes.forEach { $0.stop() } }
+        let ids = generated.photos.map(\.id)
+        let before = try await Self.snapshot(envs[0], ids: ids)
+        var jobs: [String] = []
+        for env in envs {
+            let plan = try await Self.flickr(["edit", "plan"] + Self.changes, env)
+            try #require(plan.status == 1, "\(plan.stdout)\(plan.stderr)")
+            jobs.append(try Self.job(plan.stdout))
+        }
+        // The twin runs uninterrupted.
+        let twin = try await Self.flickr(["edit", "apply", jobs[1], "--yes"], envs[1])
+        #expect(twin.status == 0, "\(twin.stdout)\(twin.stderr)")
+        var random = TestRandom("edit-kill")
+        var kills = 0, killedMidWrite = 0
+        var first = true
+        for round in 0..<30 {
+            let args = first ? ["edit", "apply", jobs[0], "--yes", "--events"] : ["edit", "resume", jobs[0], "--events"]
+            if round % 3 == 0 {
+                // Between the N-th write's answer and its journal entry: the process kills itself.
+                let r = try await Self.flickr(args, envs[0], extra: ["FLICKR_TEST_KILL_AFTER_WRITE": String(Int.random(in: 1...12, using: &random))])
+                if r.status == 0 { break }
+                #expect(r.status == 137 || r.status == 9 || r.status == -9 || r.status > 128, "round \(round): \(r.status) \(r.stderr.suffix(300))")
+                killedMidWrite += 1
+            } else {
+                let run = try InteractiveProcess(try Products.executable("flickr"), args, environment: envs[0])
+                let after = Int.random(in: 1...6, using: &random)
+                let deadline = Date().addingTimeInterval(60)
+                while Date() < deadline, run.process.isRunning, run.stderr.split(separator: "\n").filter({ $0.contains("\"outcome\"") }).count < after {
+                    try await Task.sleep(for: .milliseconds(2))
+                }
+                guard run.process.isRunning else {
+                    let status = await run.wait(timeout: 30)
+                    if status == 0 { break }
+                    Issue.record("round \(round): the run ended with \(String(describing: status)) before the kill: \(run.stderr.suffix(300))")
+                    break
+                }
+                kill(run.process.processIdentifier, SIGKILL)
+                _ = await run.wait(timeout: 30)
+            }
+            first = false
+            kills += 1
+        }
+        let last = try await Self.flickr(["edit", "resume", jobs[0]], envs[0])
+        #expect(last.status == 0, "\(last.stdout)\(last.stderr)")
+        #expect(kills >= 20 && killedMidWrite >= 5, "only \(kills) kills (\(killedMidWrite) between a write and its journal entry)")
+        let killed = try await Self.snapshot(envs[0], ids: ids)
+        let uninterrupted = try await Self.snapshot(envs[1], ids: ids)
+        let differing = ids.filter { killed[$0] != uninterrupted[$0] }
+        #expect(differing.isEmpty, "\(differing.count) photos differ from the uninterrupted run, e.g. \(differing.first.map { "\(killed[$0] ?? "") vs \(uninterrupted[$0] ?? "")" } ?? "")")
+        #expect(ids.contains { killed[$0] != before[$0] }, "the job changed something")
+        // Undo: every field back, sets included (the created set left empty of them).
+        let undo = try await Self.flickr(["edit", "undo", jobs[0], "--yes"], envs[0])
+        #expect(undo.status == 0, "\(undo.stdout)\(undo.stderr)")
+        let undone = try await Self.snapshot(envs[0], ids: ids)
+        let notBack = ids.filter { undone[$0] != before[$0] }
+        #expect(notBack.isEmpty, "\(notBack.count) photos not back, e.g. \(notBack.first.map { "\(undone[$0] ?? "") vs \(before[$0] ?? "")" } ?? "")")
+        let again = try await Self.flickr(["edit", "undo", jobs[0], "--yes"], envs[0])
+        #expect(again.status == 0 && again.stdout.contains("nothing to undo"), "\(again.stdout)\(again.stderr)")
+        let list = try await Self.flickr(["jobs", "--json"], envs[0])
+        let kinds = (try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
+        #expect(kinds.contains("edit") && kinds.contains("undo"), "\(kinds)")
+    }
+
+    @Test("Plan checks before any request: an unknown template field, a latitude out of range, --geo with --clear-geo, an unknown licence, a set of another user; exit 2, nothing sent")
+    func refusals() async throws {
+        let world = try CommandWorld("edit-refusals")
+        defer { try? FileManager.default.removeItem(at: world.directory) }
+        let log = world.directory.appendingPathComponent("log.jsonl")
+        let sandbox = try await SandboxProcess.start(["--port", "0", "--log", log.path], environment: world.environment)
+        defer { sandbox.stop() }
+        let env = sandbox.environment(world.environment)
+        for (args, message) in [(["--title", "{place} {title}"], "{place} is not a field"),
+                                (["--geo", "95,10"], "latitude 95 is outside -90..90"),
+                                (["--geo", "1,2", "--clear-geo"], "--geo and --clear-geo exclude each other"),
+                                (["--shift-taken", "3h"], "needs a sign"),
+                                (["--privacy", "everyone"], "--privacy")] {
+            let r = try await Self.flickr(["edit", "plan"] + args, env)
+            #expect(r.status == 2 && r.stderr.contains(message), "\(args): \(r.status) \(r.stderr)")
+        }
+        let calls = ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").count
+        #expect(calls == 0, "usage errors made \(calls) requests")
+        // Those that need Flickr's lists: refused after reading them, before any write.
+        let licence = try await Self.flickr(["edit", "plan", "--license", "gpl"], env)
+        #expect(licence.status == 2 && licence.stderr.contains("no licence is called 'gpl'"), "\(licence.stderr)")
+        let set = try await Self.flickr(["edit", "plan", "--add-to-set", "72157600000000999"], env)
+        #expect(set.status == 2 && set.stderr.contains("you have no set with id"), "\(set.stderr)")
+        let methods = ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["method"] as? String
+        }
+        #expect(Set(methods).isSubset(of: ["flickr.photos.licenses.getInfo", "flickr.photosets.getList"]), "\(methods)")
+    }
+}
