@@ -32,9 +32,9 @@ public struct LibraryFilter: Sendable, Hashable {
         for key in given.keys.sorted() {
             let value = given[key]!
             switch key {
-            // Tag and set conditions are `p.id IN (…)`, not a correlated EXISTS: SQLite then
-            // reads the few matching rows through photo_tag_clean (or set_photo) once instead of
-            // probing every photo of the library (at 100,000 photos, 3-4× faster).
+            // Tag, machine tag and set conditions are `p.id IN (…)`, not a correlated EXISTS:
+            // SQLite then reads the matching rows of photo_tag (or set_photo) once instead of
+            // probing them for every photo of the library (at 100,000 photos, 3-5× faster).
             case "tags":
                 for tag in try Self.tags(value, key) {
                     conditions.append("p.id IN (SELECT t.photo FROM photo_tag t WHERE t.clean = ?)")
@@ -60,7 +60,7 @@ public struct LibraryFilter: Sendable, Hashable {
                     } else if like.hasSuffix(":") {
                         like += "*"
                     }
-                    conditions.append("EXISTS (SELECT 1 FROM photo_tag t WHERE t.photo = p.id AND t.machine = 1 AND t.clean LIKE ? ESCAPE '\\')")
+                    conditions.append("p.id IN (SELECT t.photo FROM photo_tag t WHERE t.machine = 1 AND t.clean LIKE ? ESCAPE '\\')")
                     bind(Self.escapeLike(like).replacingOccurrences(of: "*", with: "%"))
                 }
             case "text":
