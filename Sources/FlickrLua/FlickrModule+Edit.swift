@@ -114,14 +114,13 @@ extension FlickrModule {
     /// it names the key.
     static func readChanges(_ o: LuaOptions, rule: Bool) throws -> EditRequest {
         var r = EditRequest()
+        // An engine message names the CLI option (`--geo: …`); here the key is named instead.
         func engine<T>(_ key: String, _ body: () throws -> T) throws -> T {
-            do { return try body() } catch let e as EditSpecError {
-                var message = e.message
-                if message.hasPrefix("--"), let colon = message.firstIndex(of: ":") { message = String(message[message.index(after: colon)...]).trimmingCharacters(in: .whitespaces) }
-                throw FlickrError.usage("bad change '\(key)': \(message)", method: o.function)
-            } catch let e as RetagRuleError {
-                var message = e.message
-                if message.hasPrefix("--"), let colon = message.firstIndex(of: ":") { message = String(message[message.index(after: colon)...]).trimmingCharacters(in: .whitespaces) }
+            do { return try body() } catch {
+                var message = (error as? EditSpecError)?.message ?? (error as? RetagRuleError)?.message ?? "\(error)"
+                if message.hasPrefix("--"), let colon = message.firstIndex(of: ":") {
+                    message = String(message[message.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+                }
                 throw FlickrError.usage("bad change '\(key)': \(message)", method: o.function)
             }
         }
@@ -138,18 +137,16 @@ extension FlickrModule {
             note("privacy", p.joined(separator: ","))
             r.spec.privacy = try engine("privacy") { try Privacy.parse(p.joined(separator: ",")) }
         }
-        if let v = Optional(try raw(o, "license")), v != .nil {
-            guard let w = word(v) else { throw o.bad("license", expected: "a licence id or name", got: v.typeName) }
+        // A number is taken as its text (license = 4, safety = 2).
+        if let w = try o.string("license", expected: "a licence id or name") {
             note("license", w)
             r.license = w
         }
-        if let v = Optional(try raw(o, "safety")), v != .nil {
-            guard let w = word(v) else { throw o.bad("safety", expected: "\"safe\", \"moderate\" or \"restricted\"", got: v.typeName) }
+        if let w = try o.string("safety", expected: "\"safe\", \"moderate\" or \"restricted\"") {
             note("safety", w)
             r.spec.safety = try engine("safety") { try EditSpec.safety(w) }
         }
-        if let v = Optional(try raw(o, "content_type")), v != .nil {
-            guard let w = word(v) else { throw o.bad("content_type", expected: "\"photo\", \"screenshot\" or \"other\"", got: v.typeName) }
+        if let w = try o.string("content_type", expected: "\"photo\", \"screenshot\" or \"other\"") {
             note("content_type", w)
             r.spec.contentType = try engine("content_type") { try EditSpec.contentType(w) }
         }
@@ -357,9 +354,16 @@ extension FlickrModule {
         case .nil: break
         case .map(let m):
             if find != nil { throw FlickrError.usage("find and query exclude each other: select from the library (find) or from Flickr (query)", method: function) }
+            // flickr.photos.search's arguments (photoset_id lists a set instead), checked before any request.
+            let known = Set((MethodCatalog.shared.method("flickr.photos.search")?.arguments.map(\.name) ?? []) + ["photoset_id"])
+                .subtracting(["api_key"])
             for (k, v) in m {
                 guard let key = k.stringValue, let w = Self.word(v) else {
                     throw options.bad("query", expected: "a table of flickr.photos.search arguments (names to strings or numbers)")
+                }
+                guard known.isEmpty || known.contains(key) else {
+                    throw FlickrError.usage("query: '\(key)' is not an argument of flickr.photos.search"
+                                            + Suggestions.phrase(Suggestions.closest(to: key, among: known)), method: function)
                 }
                 query[key] = w
             }

@@ -58,6 +58,9 @@ refused({ query = { tags = "fog" }, changes = { add = "📷" } }, "no letter or 
 refused({ query = { tags = "fog" } }, "no change asked for")
 refused({ query = { tags = "fog" }, changes = { title = "x" }, rule = "not a function" }, "bad option 'rule'")
 refused({ find = { tag = "fog" }, changes = { title = "x" } }, "did you mean 'tags'")
+refused({ query = { tag = "fog" }, changes = { title = "x" } }, "'tag' is not an argument of flickr.photos.search")
+refused({ query = { tags = "fog" }, changes = { title = "x" }, find = { tags = "fog" } }, "find and query exclude each other")
+refused({ query = { tags = "fog" }, changes = { license = {} } }, "bad change 'license'")
 refused({ find = { tags = "fog" }, changes = { title = "x" } }, "find needs the library")
 
 ---------------------------------------------------------------------------------------------
