@@ -14,7 +14,7 @@ private let openLibraries = Mutex<[String: LibraryStore]>([:])
 /// The Swift half of `flickr.library` (the Lua half, in `lua/flickr/core.lua`, makes the
 /// iterator):
 ///
-///     flickr.library._sync{deep, full} [, fn]  → the summary; fn(phase, done, total) as it goes
+///     flickr.library._sync{deep, full} [, fn]  → the summary; fn(done, total) as it goes, per phase
 ///     flickr.library._ids(filter)             → { id, … } in the filter's order (no call)
 ///     flickr.library._records(ids, i, j)      → the photo tables of ids[i..j]
 ///     flickr.library.count(filter), sets(), status(), sql(query, …)
