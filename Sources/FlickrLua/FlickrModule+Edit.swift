@@ -419,6 +419,18 @@ extension FlickrModule {
         })
     }
 
+    /// Runs an edit engine's work with its refusals (a job's state, a held lock, a spec) raised
+    /// as the module's `usage` errors rather than as text.
+    static func engineErrors<T: Sendable>(_ function: String, _ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let e as JobError {
+            throw FlickrError.usage(e.message, method: function)
+        } catch let e as RunnerLock.Busy {
+            throw FlickrError.usage(e.description, method: function)
+        } catch let e as EditSpecError {
+            throw FlickrError.usage(e.message, method: function)
+        }
+    }
+
     /// A filter value as `flickr find`'s KEY=VALUE text (how ``EditSource`` takes it).
     static func filterText(_ v: LuaValue) -> String {
         switch v {

@@ -33,10 +33,16 @@ extension FlickrModule {
                 throw FlickrError.usage("job \(job) is an undo; undo the edit job it reverses instead", method: "jobs.undo")
             }
             return self.asyncReturn("flickr.jobs.undo", {
+                if edit {
+                    return try await Self.engineErrors("flickr.jobs.undo") {
+                        let lock = try store.lock(job, command: "flickr.jobs.undo")
+                        defer { withExtendedLifetime(lock) {} }
+                        return try await EditPlanner(client: client, store: store).planUndo(of: job, force: force).job
+                    }
+                }
                 // The job is held while its undo is planned, as `flickr retag undo` does.
                 let lock = try store.lock(job, command: "flickr.jobs.undo")
                 defer { withExtendedLifetime(lock) {} }
-                if edit { return try await EditPlanner(client: client, store: store).planUndo(of: job, force: force).job }
                 return try await RetagPlanner(client: client, store: store).planUndo(of: job, force: force).job
             }, deliver: { state, id in state.push(id); return 1 })
         }
@@ -137,7 +143,9 @@ extension FlickrModule {
             let chosen = runner
             let progressRelay = relay
             return asyncReturn("flickr.jobs.run", {
-                try await chosen.run(job, progress: { p in progressRelay?.report(sent: Int64(p.done + p.failed + p.conflicts), total: Int64(p.total)) }).job
+                try await Self.engineErrors("flickr.jobs.run") {
+                    try await chosen.run(job, progress: { p in progressRelay?.report(sent: Int64(p.done + p.failed + p.conflicts), total: Int64(p.total)) }).job
+                }
             }, deliver: { state, summary in
                 try progressRelay?.finish(state)
                 try state.push(Self.summaryValue(summary))
