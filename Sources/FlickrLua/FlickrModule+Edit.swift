@@ -498,7 +498,11 @@ extension FlickrModule {
             throw FlickrError.usage("photo \(pre.photoID): the rule asks for what Flickr would refuse: \(refusal)", method: function + " (rule)")
         }
         if let tags = asked.tags {
-            let list = RetagRule.apply([], to: tags)
+            // The whole list of its ordinary tags (the photo table's `tags`): its machine tags stay
+            // unless the list names them; the rule's own tag rules then apply to it.
+            let named = Set(tags.map(TagString.clean))
+            let machine = pre.ownerTags.filter { TagString.isMachineTag($0) && !named.contains(TagString.clean($0)) }
+            let list = RetagRule.apply(r.tagRules, to: tags + machine)
             targets.removeAll { $0.field == .tags }
             if !pre.value(.tags).matches(.tags(list)) { targets.append(.tags(list)) }
         }
