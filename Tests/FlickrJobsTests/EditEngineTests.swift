@@ -130,6 +130,136 @@ struct EditEngineTests {
     }
 }
 
+extension EditEngineTests {
+    /// Each change kind alone: its spec (over a world's photos) and the group it writes.
+    static func kinds(sets: [(id: String, title: String, size: Int)], member: String) throws -> [(String, EditSpec)] {
+        func spec(_ body: (inout EditSpec) throws -> Void) rethrows -> EditSpec {
+            var s = EditSpec()
+            try body(&s)
+            return s
+        }
+        return [
+            ("title", try spec { $0.title = try EditTemplate("{title} ({date_taken:%Y})", option: "--title") }),
+            ("description", try spec { $0.description = try EditTemplate("Taken {date_taken:%B %Y}", option: "--description") }),
+            ("privacy", try spec { $0.privacy = try Privacy.parse("family") }),
+            ("license", spec { $0.license = 6 }),
+            ("safety", spec { $0.safety = 3 }),
+            ("content type", spec { $0.contentType = 2 }),
+            ("shift taken", try spec { $0.shiftTaken = try TakenDate.shift("-1d2h") }),
+            ("set taken", try spec { let d = try TakenDate.parse("2016-05"); ($0.setTaken, $0.setTakenGranularity) = (d.taken, d.granularity) }),
+            ("geo", try spec { $0.geo = try GeoPoint.parse("38.7139,-9.1334,14") }),
+            ("clear geo", spec { $0.clearGeo = true }),
+            ("add to set", spec { $0.addToSets = [member] }),
+            ("remove from set", spec { $0.removeFromSets = [member] }),
+            ("rename tag", try spec { $0.tagRules = [try RetagRule.renaming("tram", to: "streetcar")] }),
+            ("add and remove tags", spec { $0.tagRules = [.add("holiday"), .remove("night")] }),
+        ]
+    }
+
+    @Test("Every change kind alone: planned, applied (the group's calls and only those), read back as planned, undone exactly")
+    func everyKind() async throws {
+        let world = LibraryWorld(count: 24, seed: "edit-kinds")
+        try await world.serve { server, alice, env, log in
+            let store = try JobStore(path: env["XDG_STATE_HOME"]! + "/flickr/jobs.sqlite")
+            let sets = try await EditPlanner.sets(client: alice)
+            // The first 12 uploads (26,000 s apart from 2015-01-01): "Set 1" keeps members outside them.
+            let query = ["max_upload_date": "1420382399"]
+            let member = try #require(sets.first { $0.title == "Set 1" }?.id)
+            for (name, spec) in try Self.kinds(sets: sets, member: member) {
+                let ids = Array(world.photos.map(\.id).prefix(12))
+                let before = Dictionary(uniqueKeysWithValues: try await ids.asyncMap { ($0, try await Self.read($0, alice)) })
+                let plan = try await EditPlanner(client: alice, store: store).plan(spec, query: query, find: nil, rules: [name])
+                #expect(Set(plan.changes.map(\.pre.photoID)).isSubset(of: ids), "\(name): the query selects the first 12")
+                try #require(!plan.changes.isEmpty, "\(name): nothing planned")
+                let fields = Set(plan.changes.flatMap(\.fields))
+                #expect(fields.count == 1, "\(name): \(fields)")
+                let from = Self.logged(log).count
+                let outcome = try await EditRunner(client: alice, store: store).run(plan.job)
+                #expect(outcome.job.state == "done", "\(name): \(outcome.job)")
+                let writes = Self.logged(log).dropFirst(from).map(\.method).filter {
+                    !["flickr.photos.recentlyUpdated", "flickr.photos.getInfo", "flickr.photos.getAllContexts", "flickr.people.getPhotos"].contains($0)
+                }
+                #expect(writes.count == plan.changes.reduce(0) { $0 + $1.calls }, "\(name): \(writes.count) writes")
+                #expect(Set(writes).count == 1 || name.contains("set"), "\(name): \(Set(writes))")
+                if spec.contentType != nil {
+                    // getInfo has no content type; the account's photos listed by type do.
+                    let screenshots = try await alice.call("flickr.people.getPhotos", ["user_id": "me", "content_types": "2", "per_page": "500"])
+                    let listed = Set((screenshots["photos"]?["photo"]?.array ?? []).compactMap { $0["id"]?.string })
+                    #expect(Set(plan.changes.map(\.pre.photoID)).isSubset(of: listed), "content type not written")
+                }
+                for change in plan.changes {
+                    let now = try await Self.read(change.pre.photoID, alice)
+                    for target in change.targets where target.field != .contentType {
+                        #expect(now.value(target.field).matches(target), "\(name): photo \(change.pre.photoID) holds \(now.value(target.field)), not \(target)")
+                    }
+                }
+                let undo = try await EditPlanner(client: alice, store: store).planUndo(of: plan.job)
+                let undone = try await EditRunner(client: alice, store: store).run(undo.job)
+                #expect(undone.job.state == "done", "\(name) undo: \(undone.job)")
+                for id in ids {
+                    let now = try await Self.read(id, alice), pre = try #require(before[id])
+                    for field in EditField.allCases where field != .contentType {
+                        #expect(now.value(field).matches(pre.value(field)), "\(name) undo: photo \(id) \(field): \(now.value(field)) vs \(pre.value(field))")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("A conflict per group: each photo changed on Flickr after the plan in one group keeps that group as changed and gets the others written")
+    func conflictPerGroup() async throws {
+        let world = LibraryWorld(count: 12, seed: "edit-groups")
+        try await world.serve { server, alice, env, log in
+            let store = try JobStore(path: env["XDG_STATE_HOME"]! + "/flickr/jobs.sqlite")
+            let sets = try await EditPlanner.sets(client: alice)
+            let join = try #require(sets.last?.id)
+            var spec = EditSpec()
+            spec.title = try EditTemplate("Edited {id}", option: "--title")
+            spec.shiftTaken = try TakenDate.shift("+1h")
+            spec.privacy = try Privacy.parse("friends")
+            spec.license = 5
+            spec.geo = try GeoPoint.parse("10,20,12")
+            spec.addToSets = [join]
+            spec.tagRules = [.add("edited")]
+            let plan = try await EditPlanner(client: alice, store: store).plan(spec, query: [:], find: nil, rules: ["mixed"])
+            let ids = plan.changes.filter { !($0.pre.sets ?? []).contains(join) }.map(\.pre.photoID)
+            try #require(ids.count >= 7)
+            // One group changed by hand on each of seven photos, after the plan.
+            let byID = Dictionary(uniqueKeysWithValues: plan.changes.map { ($0.pre.photoID, $0.pre) })
+            let other = try #require(sets.first { $0.id != join && !(byID[ids[5]]?.sets ?? []).contains($0.id) }?.id)
+            let hand: [(EditField, String, [String: String])] = [
+                (.meta, "flickr.photos.setMeta", ["title": "By hand", "description": ""]),
+                (.dates, "flickr.photos.setDates", ["date_taken": "2001-02-03 04:05:06", "date_taken_granularity": "0"]),
+                (.perms, "flickr.photos.setPerms", ["is_public": "0", "is_friend": "0", "is_family": "1"]),
+                (.license, "flickr.photos.licenses.setLicense", ["license_id": "1"]),
+                (.geo, "flickr.photos.geo.setLocation", ["lat": "1", "lon": "2", "accuracy": "3"]),
+                (.sets, "flickr.photosets.addPhoto", ["photoset_id": other]),
+                (.tags, "flickr.photos.addTags", ["tags": "byhand"]),
+            ]
+            for (i, (_, method, arguments)) in hand.enumerated() {
+                var a = arguments
+                a["photo_id"] = ids[i]
+                _ = try await alice.call(method, a)
+            }
+            let outcome = try await EditRunner(client: alice, store: store).run(plan.job)
+            #expect(outcome.job.conflicts == 7, "\(outcome.job)")
+            let journal = Dictionary(uniqueKeysWithValues: try store.editPhotos(of: plan.job).map { ($0.change.pre.photoID, $0) })
+            for (i, (field, _, _)) in hand.enumerated() {
+                let photo = try #require(journal[ids[i]])
+                let now = try await Self.read(ids[i], alice)
+                #expect(photo.status == .conflict && (photo.detail ?? "").contains("\(field.rawValue) changed since the plan"), "\(field): \(photo.detail ?? "")")
+                for target in photo.change.targets {
+                    if target.field == field {
+                        #expect(!now.value(field).matches(target), "\(field) was overwritten")
+                    } else if !(field == .sets && target.field == .sets) {
+                        #expect(now.value(target.field).matches(target), "\(field) conflict: \(target.field) not written: \(now.value(target.field))")
+                    }
+                }
+            }
+        }
+    }
+}
+
 extension Sequence {
     func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
         var out: [T] = []

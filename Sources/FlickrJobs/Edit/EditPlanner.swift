@@ -141,7 +141,9 @@ public struct EditPlanner: Sendable {
             var reasons: [String] = []
             for wanted in job.targets {
                 let field = wanted.field
-                let value = current.value(field), before = job.pre.value(field)
+                let before = job.pre.value(field)
+                // A content type read is unknown (getInfo has none): taken to be as the job wrote it.
+                let value = field == .contentType && current.contentType == nil ? wanted : current.value(field)
                 if value.matches(before) { continue }            // never written, or already undone
                 if case .sets(let nowSets) = value, case .sets(let pre) = before, case .sets(let target) = wanted {
                     // Undo only the job's own joins and leaves; a set joined since stays.

@@ -39,7 +39,10 @@ public enum EditStep: Sendable, Hashable {
         var conflicts: [EditConflict] = []
         for target in change.targets {
             let field = target.field
-            let value = now.value(field), before = change.pre.value(field)
+            let before = change.pre.value(field)
+            // getInfo does not say a photo's content type: unknown in a read, it is taken to be
+            // as the plan read it (setContentType is idempotent, so a second write does no harm).
+            let value = field == .contentType && now.contentType == nil ? before : now.value(field)
             if value.matches(target) { continue }
             guard Self.isOurs(value, before: before, target: target) else {
                 conflicts.append(EditConflict(field: field, found: value, planned: before))

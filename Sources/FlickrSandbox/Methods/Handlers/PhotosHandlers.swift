@@ -259,7 +259,8 @@ struct PhotosHandlers: MethodGroup {
             ("id", .string(photo.id)), ("secret", .string(photo.secret)), ("server", .string(photo.server)),
             ("farm", .number(photo.farm)), ("dateuploaded", .string(String(photo.datePosted))),
             ("isfavorite", .number(faved ? 1 : 0)), ("license", .string(String(photo.license))),
-            ("safety_level", .string(String(photo.safetyLevel))), ("rotation", .number(photo.rotation)),
+            // getInfo counts from 0 (0 safe, 1 moderate, 2 restricted: 45 of the recorded answers say "0"); setSafetyLevel takes 1–3.
+            ("safety_level", .string(String(max(0, photo.safetyLevel - 1)))), ("rotation", .number(photo.rotation)),
         ]
         if isOwner || photo.isPublic {
             attributes += [("originalsecret", .string(photo.originalSecret)), ("originalformat", .string(photo.answeredOriginalFormat))]
