@@ -125,6 +125,34 @@ struct EditCommandTests {
         #expect(kinds.contains("edit") && kinds.contains("undo"), "\(kinds)")
     }
 
+    @Test("On a synced library a plan with --find costs only the incremental sync (no listing, no getInfo); apply costs one call per group per photo plus the conflict check; the library holds what was written")
+    func findOnTheLibrary() async throws {
+        let world = LibraryWorld(count: 300, seed: "edit-find")
+        try await world.serve { server, alice, env, log in
+            let sync = try await Self.flickr(["sync"], env)
+            try #require(sync.status == 0, "\(sync.stderr)")
+            let (plan, planCalls) = try await LibraryWorld.counting(log) {
+                try await Self.flickr(["edit", "plan", "--find", "taken=2015-02", "--privacy", "private", "--title", "{title} ({date_taken:%Y})",
+                                       "--geo", "1.5,2.5"], env)
+            }
+            try #require(plan.status == 1, "\(plan.stdout)\(plan.stderr)")
+            let methods = LibraryWorld.calls(in: log).suffix(planCalls)
+            #expect(planCalls <= 5 + 10, "the plan took \(planCalls) calls: \(Array(methods))")
+            #expect(!methods.contains("flickr.photos.getInfo") && !methods.contains("flickr.people.getPhotos") && !methods.contains("flickr.photos.search"),
+                    "\(Array(methods))")
+            let job = try Self.job(plan.stdout)
+            let photos = plan.stdout.split(separator: "\n").filter { $0.hasPrefix("photo ") }.count
+            let expectedInYear = world.photos.filter { $0.taken.hasPrefix("2015-02") }.count
+            #expect(photos > 0 && photos <= expectedInYear, "\(photos) photos planned, \(expectedInYear) taken in 2015-02")
+            let groups = plan.stdout.split(separator: "\n").filter { $0.hasPrefix("  title:") || $0.hasPrefix("  privacy:") || $0.hasPrefix("  geo:") }.count
+            let (apply, applyCalls) = try await LibraryWorld.counting(log) { try await Self.flickr(["edit", "apply", job, "--yes"], env) }
+            #expect(apply.status == 0, "\(apply.stdout)\(apply.stderr)")
+            #expect(applyCalls == groups + (photos + 499) / 500, "apply: \(applyCalls) calls for \(groups) groups")
+            let found = try await Self.flickr(["find", "taken=2015-02", "privacy=private", "--ids"], env)
+            #expect(found.stdout.split(separator: "\n").count >= photos, "the library holds what the edit wrote: \(found.stdout)")
+        }
+    }
+
     @Test("Plan checks before any request: an unknown template field, a latitude out of range, --geo with --clear-geo, an unknown licence, a set of another user; exit 2, nothing sent")
     func refusals() async throws {
         let world = try CommandWorld("edit-refusals")
