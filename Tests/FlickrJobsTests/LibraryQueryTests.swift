@@ -1,6 +1,6 @@
 import FlickrAPI
 import FlickrJobs
-import FlickrLibrary
+@testable import FlickrLibrary
 import FlickrProtocol
 @testable import FlickrSandbox
 import FlickrTestSupport
@@ -105,13 +105,14 @@ struct LibraryQueryTests {
                     tests.append { t in t.record.tags.contains { $0.isMachineTag && $0.clean.hasPrefix(pred + "=") } }
                 }
             case "text":
-                let word = (LibraryWorld.words + LibraryWorld.vocabulary + ["portra", "seen from", "1"]).randomElement(using: &random)!
+                let word = (LibraryWorld.words + LibraryWorld.vocabulary + ["portra", "seen from", "1"] + Self.unicodeTexts).randomElement(using: &random)!
                 let text = Bool.random(using: &random) ? word.uppercased() : word
                 given[key] = .text(text)
                 let clean = TagString.clean(text)
+                // Case-insensitive for all of Unicode (Foundation's comparison, not the library's fold).
+                func has(_ s: String) -> Bool { s.range(of: text, options: .caseInsensitive) != nil }
                 tests.append { t in
-                    t.record.title.lowercased().contains(text.lowercased()) || t.record.description.lowercased().contains(text.lowercased())
-                        || (!clean.isEmpty && t.record.tags.contains { $0.clean.contains(clean) })
+                    has(t.record.title) || has(t.record.description) || (!clean.isEmpty && t.record.tags.contains { $0.clean.contains(clean) })
                 }
             case "taken":
                 let (value, (from, to)) = dateValue(&random)
@@ -184,9 +185,23 @@ struct LibraryQueryTests {
         return descending ? ascending.reversed() : ascending
     }
 
+    /// Titles and descriptions beyond ASCII given to some photos of the random filters' world,
+    /// and texts that find them (or, accents being kept, do not).
+    static let unicodeTitles = ["Reykjavík", "ÞINGVELLIR", "Straße", "STRASSE", "Ærøskøbing", "ΟΔΟΣ", "οδός", "Été à Paris", "ﬁords"]
+    static let unicodeTexts = ["REYKJAVÍK", "reykjavik", "þingvellir", "straẞe", "ærø", "οδος", "ΌΣ", "été", "ETE", "fiords"]
+
+    static func unicodeWorld(_ count: Int, seed: String) -> LibraryWorld {
+        var world = LibraryWorld(count: count, seed: seed)
+        for i in world.photos.indices where i % 4 == 1 {
+            world.photos[i].title = unicodeTitles[i / 4 % unicodeTitles.count] + " \(i)"
+            if i % 3 == 0 { world.photos[i].description = "Á leið til " + unicodeTitles[(i / 4 + 3) % unicodeTitles.count].uppercased() }
+        }
+        return world
+    }
+
     @Test("100 random filters over every key (tags, any_tags, untagged, machine_tags, text, taken/uploaded/updated as year, month, ranges and {from, to}, set by id and title, privacy, license, media, has_geo, order, limit) equal a brute-force filter of the world; no call is made")
     func randomFilters() async throws {
-        let world = LibraryWorld(count: 1_500, seed: "library-queries")
+        let world = Self.unicodeWorld(1_500, seed: "library-queries")
         try await world.serve { server, alice, env, log in
             let store = try LibrarySyncTests.store(env)
             _ = try await LibrarySyncTests.sync(alice, store, log: log)
@@ -212,6 +227,78 @@ struct LibraryQueryTests {
             // Most filters select something: the test compares more than empty lists.
             #expect(nonEmpty >= 50, "only \(nonEmpty) of 100 filters matched a photo")
             #expect(LibraryWorld.calls(in: log).count == callsBefore, "a query made a call")
+        }
+    }
+
+    @Test("text= is case-insensitive for all of Unicode (REYKJAVÍK finds Reykjavík, STRAẞE finds Straße and STRASSE, οδος finds ΟΔΟΣ), accents kept; % and _ are plain characters")
+    func unicodeText() async throws {
+        var world = LibraryWorld(count: 30, seed: "library-unicode-text")
+        for i in world.photos.indices { world.photos[i].tags = [] }
+        let titles = ["Reykjavík harbour", "REYKJAVÍK AT NIGHT", "Tram", "Straße 5", "STRASSE 7", "ΟΔΟΣ ΕΡΜΟΥ", "οδός", "100% natural_light"]
+        for (i, title) in titles.enumerated() { (world.photos[i].title, world.photos[i].description) = (title, "") }
+        world.photos[2].description = "Á leið til Reykjavíkur"
+        let ids = world.photos.map(\.id)
+        try await world.serve { server, alice, env, log in
+            let store = try LibrarySyncTests.store(env)
+            _ = try await LibrarySyncTests.sync(alice, store, log: log)
+            for (text, expected) in [("REYKJAVÍK", [0, 1, 2]), ("reykjavík", [0, 1, 2]), ("Reykjavik", []), ("á LEIÐ", [2]),
+                                     ("strasse", [3, 4]), ("STRAẞE", [3, 4]), ("straße", [3, 4]), ("οδος", [5]), ("ΟΔΌΣ", [6]),
+                                     ("ερμου", [5]), ("100%", [7]), ("L_L", [7]), ("%", [7]), ("_", [7])] {
+                let found = try store.ids(LibraryFilter(["text": .text(text), "order": .text("uploaded")]))
+                #expect(found == expected.map { ids[$0] }, "text=\(text): \(found.compactMap { ids.firstIndex(of: $0) })")
+                #expect(try store.count(LibraryFilter(["text": .text(text)])) == expected.count, "count of text=\(text)")
+            }
+        }
+    }
+
+    @Test("Speed of text= at 100,000 photos (LIBRARY_BENCH=1): count, ids and the first page of 1,000 records, median of 9", .enabled(if: ProcessInfo.processInfo.environment["LIBRARY_BENCH"] != nil))
+    func textSpeed() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("library-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try LibraryStore(path: dir.path + "/bench.sqlite", account: "1@N01")
+        let places = ["harbour at dawn", "a walk by the river", "við höfnina í Reykjavík", "from the bridge"]
+        let start = Date()
+        for chunk in stride(from: 0, to: 100_000, by: 1_000) {
+            try store.write { db in
+                for i in chunk..<chunk + 1_000 {
+                    var p = LibraryPhoto(id: String(7_000_000_000 + i), owner: "1@N01")
+                    // Half the titles beyond ASCII (the slow path of the fold).
+                    p.title = i % 2 == 0 ? "photo \(i)" : "Ljósmynd \(i) á Þingvöllum"
+                    if i % 3 == 0 { p.description = places[(i / 3) % places.count] }
+                    p.tags = ["fog", "harbour", "tram", "cat", "night"][i % 5] + " year\(2011 + i % 12)"
+                    p.machine_tags = "camera:make=fuji"
+                    p.date_upload = 1_300_000_000 + i * 600
+                    p.last_update = p.date_upload
+                    try p.insert(db)
+                    try LibrarySync.writeTags(p, db)
+                }
+            }
+        }
+        print("library bench: 100,000 photos written in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
+        func median(_ body: () throws -> Void) rethrows -> Double {
+            var times: [Double] = []
+            for _ in 0..<9 {
+                let t = Date()
+                try body()
+                times.append(Date().timeIntervalSince(t) * 1000)
+            }
+            return times.sorted()[4]
+        }
+        // A scan of the photo table that tests one integer a row, for the machine's speed.
+        let scan = try median { _ = try store.sql("SELECT COUNT(*) FROM photo p WHERE p.deleted IS NULL AND p.views IS -1") }
+        print(String(format: "library bench: a scan of the photos testing one integer: %.1f ms", scan))
+        for text in ["harbour", "HÖFNINA", "ÞINGVÖLLUM", "nothing like it"] {
+            let filter = try LibraryFilter(["text": .text(text)])
+            let n = try store.count(filter)
+            let count = try median { _ = try store.count(filter) }
+            let page = try median { _ = try store.records(try store.ids(filter).prefix(1_000)) }
+            // The condition as it was (LIKE, case-blind for ASCII only), for comparison.
+            let like = try median {
+                let like = "'%" + text + "%'"
+                _ = try store.sql("SELECT COUNT(*) FROM photo p WHERE p.deleted IS NULL AND (p.title LIKE \(like) OR p.description LIKE \(like) OR p.tags LIKE \(like) OR p.machine_tags LIKE \(like))")
+            }
+            print(String(format: "library bench: text=%@ (%d photos): count %.1f ms, ids + first 1,000 records %.1f ms; LIKE count %.1f ms", text, n, count, page, like))
+            #expect(count <= 50)
         }
     }
 

@@ -190,6 +190,34 @@ struct LibrarySyncTests {
         }
     }
 
+    @Test("--deep: a tag the owner and another member both have (another spelling, listed first) gives the owner's raw form; a tag only another member has gives theirs; machine tags the same")
+    func ownersRawForms() async throws {
+        var world = LibraryWorld(count: 40, seed: "library-raw-forms")
+        world.photos[0].tags = ["Café", "old town", "camera:make=Fujifilm"]
+        world.photos[1].tags = ["Reykjavík"]
+        try await world.serve { server, alice, env, log in
+            let (a, b) = (world.photos[0].id, world.photos[1].id)
+            // Bob's spellings of alice's tags, listed before hers (Flickr keeps each member's tag).
+            server.engine.store.update { (s: inout SandboxState) in
+                let bob = s.user(named: "bob")!
+                let early = [s.makeTag(raw: "CAFÉ!", author: bob, photoID: a), s.makeTag(raw: "Old-Town", author: bob, photoID: a),
+                             s.makeTag(raw: "CAMERA:MAKE=FUJIFILM", author: bob, photoID: a)]
+                s.photos[a]!.tags.insert(contentsOf: early, at: 0)
+                s.photos[a]!.tags.append(s.makeTag(raw: "Bob's view", author: bob, photoID: a))
+                s.photos[b]!.tags.insert(s.makeTag(raw: "REYKJAVÍK", author: bob, photoID: b), at: 0)
+            }
+            let store = try Self.store(env)
+            _ = try await Self.sync(alice, store, log: log, deep: true)
+            let records = try store.records([a, b])
+            #expect(records.count == 2)
+            #expect(records.first?.tags == ["Café", "old town", "Bob's view"], "\(records.first?.tags ?? [])")
+            #expect(records.first?.machineTags == ["camera:make=Fujifilm"], "\(records.first?.machineTags ?? [])")
+            #expect(records.last?.tags == ["Reykjavík"], "\(records.last?.tags ?? [])")
+            let differences = try LibraryWorld.differences(store, server, deep: true)
+            #expect(differences.isEmpty, "\(differences.prefix(10))")
+        }
+    }
+
     @Test("A listing that fails midway (5xx, a truncated answer, error 105) marks nothing deleted and keeps what it wrote; the next sync is exact")
     func failedListingDeletesNothing() async throws {
         let world = LibraryWorld(count: 2_000, seed: "library-fault")

@@ -65,14 +65,17 @@ public struct LibraryFilter: Sendable, Hashable {
                 }
             case "text":
                 let text = try Self.string(value, key)
-                let like = "%" + Self.escapeLike(text) + "%"
+                let folded = LibraryStore.fold(text)
                 let clean = TagString.clean(text)
+                // Title and description: case-insensitive for all of Unicode, as the folded
+                // columns (schema v2) hold them folded the same way; instr, not LIKE, whose case
+                // blindness is ASCII's only (and which would read % and _ in the text).
                 // A clean form has no space, so it is inside one of the photo's clean tags exactly
-                // when it is inside their space-joined columns.
-                conditions.append("(p.title LIKE ? ESCAPE '\\' OR p.description LIKE ? ESCAPE '\\'"
-                                  + (clean.isEmpty ? ")" : " OR p.tags LIKE ? ESCAPE '\\' OR p.machine_tags LIKE ? ESCAPE '\\')"))
-                bind(like, like)
-                if !clean.isEmpty { bind("%" + Self.escapeLike(clean) + "%", "%" + Self.escapeLike(clean) + "%") }
+                // when it is inside their space-joined columns (lower case, as tags= reads them too).
+                conditions.append("(instr(p.title_folded, ?) > 0 OR instr(p.description_folded, ?) > 0"
+                                  + (clean.isEmpty ? ")" : " OR instr(p.tags, ?) > 0 OR instr(p.machine_tags, ?) > 0)"))
+                bind(folded, folded)
+                if !clean.isEmpty { bind(clean, clean) }
             case "taken":
                 let (from, to) = try Self.dateRange(value, key)
                 conditions.append("p.date_taken >= ? AND p.date_taken < ?")

@@ -46,6 +46,8 @@ public final class LibraryStore: Sendable {
             configuration.busyMode = .timeout(30)
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA synchronous = FULL")
+                // The triggers that keep the folded title and description call it (v2).
+                db.add(function: Self.foldFunction)
             }
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
@@ -122,7 +124,46 @@ public final class LibraryStore: Sendable {
                 CREATE TABLE sync_state (key TEXT PRIMARY KEY NOT NULL, value TEXT);
                 """)
         }
+        m.registerMigration("v2") { db in
+            // text= compares these with the text folded the same way: case-insensitive for all of
+            // Unicode in one plain SQL condition (instr), with no Swift call per photo in a query.
+            // Triggers keep them current whatever writes the photo row.
+            try db.execute(sql: """
+                ALTER TABLE photo ADD COLUMN title_folded TEXT NOT NULL DEFAULT '';       -- library_fold(title)
+                ALTER TABLE photo ADD COLUMN description_folded TEXT NOT NULL DEFAULT ''; -- library_fold(description)
+                UPDATE photo SET title_folded = library_fold(title), description_folded = library_fold(description);
+                CREATE TRIGGER photo_fold_insert AFTER INSERT ON photo BEGIN
+                    UPDATE photo SET title_folded = library_fold(NEW.title), description_folded = library_fold(NEW.description)
+                    WHERE id = NEW.id;
+                END;
+                CREATE TRIGGER photo_fold_update AFTER UPDATE OF title, description ON photo BEGIN
+                    UPDATE photo SET title_folded = library_fold(NEW.title), description_folded = library_fold(NEW.description)
+                    WHERE id = NEW.id;
+                END;
+                """)
+            // v1 gave a clean tag the first raw form getInfo listed, which could be another
+            // member's: the photos with another member's tag get the owner's forms.
+            let ids = try String.fetchAll(db, sql: """
+                SELECT p.id FROM photo p WHERE p.raw_tags IS NOT NULL
+                  AND EXISTS (SELECT 1 FROM json_each(p.raw_tags) j WHERE json_extract(j.value, '$.author') IS NOT p.owner)
+                """)
+            for id in ids {
+                if let photo = try LibraryPhoto.fetchOne(db, key: id) { try LibrarySync.writeTags(photo, db) }
+            }
+        }
         return m
+    }
+
+    /// `library_fold(text)`: Unicode case folding (``fold(_:)``), for the folded columns.
+    static let foldFunction = DatabaseFunction("library_fold", argumentCount: 1, pure: true) { values in
+        String.fromDatabaseValue(values[0]).map(fold)
+    }
+
+    /// `s` case-folded for `text=`: full Unicode case folding ("RÉYKJAVÍK" → "réykjavík",
+    /// "STRASSE" and "Straße" → "strasse", "ΟΔΟΣ" and "οδος" → "οδοσ"); accents are kept.
+    /// ASCII text takes the fast path (Foundation's folding costs microseconds a string).
+    public static func fold(_ s: String) -> String {
+        s.utf8.allSatisfy { $0 < 0x80 } ? s.lowercased() : s.folding(options: [.caseInsensitive], locale: nil)
     }
 
     /// The schema version (the number of migrations applied).

@@ -188,11 +188,17 @@ public struct LibrarySync: Sendable {
     }
 
     /// The photo's rows in `photo_tag`: clean forms from the listing, raw forms from a current
-    /// deep read.
+    /// deep read — for each clean form the owner's raw form when the owner has the tag (another
+    /// member may have added the same tag in another spelling, listed before the owner's), else
+    /// the first one getInfo lists.
     static func writeTags(_ photo: LibraryPhoto, _ db: Database) throws {
         try db.execute(sql: "DELETE FROM photo_tag WHERE photo = ?", arguments: [photo.id])
         var raws: [String: String] = [:]
-        for tag in photo.rawTags ?? [] where raws[TagString.clean(tag.raw)] == nil { raws[TagString.clean(tag.raw)] = tag.raw }
+        let read = photo.rawTags ?? []
+        for tag in read.filter({ $0.author == photo.owner }) + read.filter({ $0.author != photo.owner }) {
+            let clean = TagString.clean(tag.raw)
+            if raws[clean] == nil { raws[clean] = tag.raw }
+        }
         let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO photo_tag (photo, clean, raw, machine) VALUES (?, ?, ?, ?)")
         for (list, machine) in [(photo.tags, 0), (photo.machine_tags, 1)] {
             for clean in list.split(separator: " ") where !clean.isEmpty {

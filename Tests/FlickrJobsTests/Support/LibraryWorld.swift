@@ -261,8 +261,13 @@ extension LibraryWorld {
             check("raw tags", p.rawTags.map { Set($0) }, Set(w.tags.map { PhotoTag(id: $0.id, author: $0.author, raw: $0.raw) }))
             check("notes", p.notes, w.notes.count)
             check("comments", p.comments, w.comments.count)
-            // The record's tags are the raw forms, machine tags apart.
-            check("record tags", Set(r.tags), Set(plain.map(\.raw)))
+            // The record's tags are the raw forms, machine tags apart: one per tag, the owner's
+            // where the owner has it, else the member's who added it.
+            var forms: [String: String] = [:]
+            for t in plain.filter({ $0.author == w.owner }) + plain.filter({ $0.author != w.owner }) where forms[t.clean] == nil {
+                forms[t.clean] = t.raw
+            }
+            check("record tags", r.tags.sorted(), forms.values.sorted())
         } else {
             check("record tags", Set(r.tags.map(TagString.clean)), Set(plain.map(\.clean)))
         }
