@@ -79,6 +79,94 @@ struct DownloadTests {
         }
     }
 
+    /// A small ISO base-media file of `brand` (`isom` an MP4, `qt  ` a QuickTime movie): an
+    /// `ftyp` box, then a `free` box of `size` random bytes so that each file differs.
+    static func isoMedia(brand: String, size: Int) -> [UInt8] {
+        let padding = Array(UploadTests.jpeg(size: size).dropFirst(20).prefix(size))
+        let free = withUnsafeBytes(of: UInt32(8 + padding.count).bigEndian, Array.init) + Array("free".utf8) + padding
+        return [0, 0, 0, 0x14] + Array("ftyp".utf8) + Array(brand.utf8) + [0, 0, 2, 0] + Array(brand.utf8) + free
+    }
+
+    @Test func aVideosOriginalIsItsFileNamedByItsBytes() async throws {
+        try await SandboxHarness.with { h in
+            let (photoID, photoBytes) = try await Self.upload(h, size: 20_000)
+            let mp4 = Self.isoMedia(brand: "isom", size: 50_000), mov = Self.isoMedia(brand: "qt  ", size: 40_000)
+            let mp4ID = try #require(try await h.client.upload(.file(try UploadTests.writeTemp(mp4, name: "clip.mp4"))).photoID)
+            let movID = try #require(try await h.client.upload(.file(try UploadTests.writeTemp(mov, name: "clip.mov"))).photoID)
+            let dir = try Self.directory()
+            // No size: the video's own file (getSizes' "Video Original"), its extension from its bytes.
+            for (id, bytes, ext) in [(mp4ID, mp4, "mp4"), (movID, mov, "mov")] {
+                let first = try await h.client.downloadPhoto(id: id, directory: dir)
+                #expect(first.source.isVideo && first.source.size == .original && first.source.url.contains("/play/orig/"), "\(first.source)")
+                #expect(first.outcome.path == dir + "/\(id)_o.\(ext)" && !first.outcome.skipped)
+                #expect(try Data(contentsOf: URL(fileURLWithPath: first.outcome.path)) == Data(bytes), "\(ext): not the video's bytes")
+                let names = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix(id) }
+                #expect(names == ["\(id)_o.\(ext)"], "\(ext): \(names)")
+                // Again: the copy there (a .mov too) is found and skipped.
+                let again = try await h.client.downloadPhoto(id: id, directory: dir)
+                #expect(again.outcome.skipped && again.outcome.path == first.outcome.path, "\(ext): \(again.outcome)")
+            }
+            // A named size, "o" too, is the still.
+            let still = try await h.client.downloadPhoto(id: mp4ID, size: .original, directory: dir)
+            #expect(!still.source.isVideo && still.outcome.path == dir + "/\(mp4ID)_o.jpg")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: still.outcome.path)).starts(with: [0xFF, 0xD8]))
+            // A given path is kept as given.
+            let named = try await h.client.downloadPhoto(id: movID, path: dir + "/given.bin")
+            #expect(named.outcome.path == dir + "/given.bin")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: named.outcome.path)) == Data(mov))
+
+            // Listing entries: a video's url_o is its still, so media=video sends it to getSizes;
+            // a photo's url_o still spares the call.
+            let listing = try await h.client.call("flickr.photos.search", ["user_id": "me", "extras": "url_o,media", "per_page": "500"])
+            let entries = listing["photos.photo"]?.array ?? []
+            let videoEntry = try #require(entries.first { $0["id"]?.string == mp4ID })
+            let photoEntry = try #require(entries.first { $0["id"]?.string == photoID })
+            #expect(videoEntry["media"]?.string == "video" && videoEntry["url_o"]?.string?.hasSuffix(".jpg") == true)
+            let listedDir = try Self.directory()
+            let beforeVideo = h.log.messages.filter { $0.contains("getSizes") }.count
+            let video = try await h.client.downloadPhoto(id: mp4ID, photo: videoEntry, directory: listedDir)
+            #expect(h.log.messages.filter { $0.contains("getSizes") }.count > beforeVideo, "the video's listing entry did not go to getSizes")
+            #expect(video.source.isVideo && video.outcome.path == listedDir + "/\(mp4ID)_o.mp4")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: video.outcome.path)) == Data(mp4))
+            let beforePhoto = h.log.messages.filter { $0.contains("getSizes") }.count
+            let photo = try await h.client.downloadPhoto(id: photoID, photo: photoEntry, directory: listedDir)
+            #expect(h.log.messages.filter { $0.contains("getSizes") }.count == beforePhoto)
+            #expect(!photo.source.isVideo && photo.source.url == photoEntry["url_o"]?.string)
+            #expect(photo.outcome.path == listedDir + "/\(photoID)_o.jpg")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: photo.outcome.path)) == Data(photoBytes))
+            // And without a listing: the photo's original as before.
+            let plain = try await h.client.downloadPhoto(id: photoID, directory: dir)
+            #expect(!plain.source.isVideo && plain.outcome.path == dir + "/\(photoID)_o.jpg")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: plain.outcome.path)) == Data(photoBytes))
+        }
+    }
+
+    @Test func chooseFromSizes() throws {
+        func sizes(_ entries: [(String, String, String)]) -> FlickrNode {
+            let list: [FlickrNode] = entries.map { (e: (String, String, String)) -> FlickrNode in
+                ["label": .string(e.0), "source": .string(e.1), "media": .string(e.2)]
+            }
+            return ["sizes": ["size": .list(list)]]
+        }
+        let base = "https://live.staticflickr.com/1/5_"
+        let video = sizes([("Medium", base + "a.jpg", "photo"), ("Original", base + "b_o.jpg", "photo"),
+                               ("Video Player", "https://www.flickr.com/apps/video/stewart.swf?v=1", "video"),
+                               ("700", "https://www.flickr.com/photos/x/5/play/700/a/", "video"),
+                               ("Video Original", "https://www.flickr.com/photos/x/5/play/orig/b/", "video")])
+        let chosen = try PhotoSource.choose(fromSizes: video, size: nil, photoID: "5")
+        #expect(chosen == PhotoSource(url: "https://www.flickr.com/photos/x/5/play/orig/b/", size: .original, isVideo: true))
+        #expect(chosen.fileName(photoID: "5") == "5_o.mp4")
+        #expect(try PhotoSource.choose(fromSizes: video, size: .original, photoID: "5") == PhotoSource(url: base + "b_o.jpg", size: .original))
+        // Someone else's video (no "Video Original"): the largest still, never a player or a re-encoding.
+        let others = sizes([("Medium", base + "a.jpg", "photo"), ("Video Player", "https://www.flickr.com/apps/video/stewart.swf?v=1", "video"),
+                                ("700", "https://www.flickr.com/photos/x/5/play/700/a/", "video")])
+        #expect(try PhotoSource.choose(fromSizes: others, size: nil, photoID: "5") == PhotoSource(url: base + "a.jpg", size: .medium500))
+        // A listing entry of a video never answers for its original; a named size it does.
+        let photo: FlickrNode = ["id": "5", "media": "video", "url_o": .string(base + "b_o.jpg"), "url_z": .string(base + "a_z.jpg")]
+        #expect(PhotoSource.fromExtras(photo, size: nil, images: "https://live.staticflickr.com/") == nil)
+        #expect(PhotoSource.fromExtras(photo, size: .medium640, images: "https://live.staticflickr.com/")?.url == base + "a_z.jpg")
+    }
+
     @Test func failuresOfTheImageHost() async throws {
         // The access log tells the test when the image host has answered 429.
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("download-log-\(UUID().uuidString).jsonl").path

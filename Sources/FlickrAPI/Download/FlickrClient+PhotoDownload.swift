@@ -37,19 +37,50 @@ extension PhotoSize {
 public struct PhotoSource: Sendable, Hashable {
     public var url: String
     public var size: PhotoSize
+    /// True for a video's own file (getSizes' "Video Original", a play URL), false for an image
+    /// (a photo, or a video's still).
+    public var isVideo: Bool
 
-    /// `ID_SUFFIX.EXT` (`52000000001_o.jpg`; the 500 px size has no suffix, as on Flickr).
+    public init(url: String, size: PhotoSize, isVideo: Bool = false) {
+        self.url = url
+        self.size = size
+        self.isVideo = isVideo
+    }
+
+    /// `ID_SUFFIX.EXT` (`52000000001_o.jpg`; the 500 px size has no suffix, as on Flickr). EXT is
+    /// the URL's; a video's play URL has none, so a video is named `.mp4` here and
+    /// ``FlickrClient/downloadPhoto(id:photo:size:path:directory:progress:)`` renames it after the
+    /// bytes are in when they say another container (`.mov`, …).
     public func fileName(photoID: String) -> String {
+        fileName(photoID: photoID, extension: nil)
+    }
+
+    /// `ID_SUFFIX.EXT` with `ext` in place of the URL's when given.
+    func fileName(photoID: String, extension forced: String?) -> String {
         let last = url.split(separator: "/").last.map(String.init) ?? ""
-        let ext = last.split(separator: "?").first.flatMap { name in
+        let fromURL = last.split(separator: "?").first.flatMap { name in
             name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]) }
-        } ?? "jpg"
-        return photoID + (size.rawValue.isEmpty ? "" : "_" + size.rawValue) + "." + (ext.isEmpty ? "jpg" : ext)
+        } ?? ""
+        let ext = forced ?? (fromURL.isEmpty ? (isVideo ? "mp4" : "jpg") : fromURL)
+        return photoID + (size.rawValue.isEmpty ? "" : "_" + size.rawValue) + "." + ext
     }
 
     /// The source in a `flickr.photos.getSizes` answer: `size`, or with nil the original and
     /// else the largest size offered. Throws a usage error naming the sizes there are.
+    ///
+    /// A video's original (nil `size`) is its file, getSizes' "Video Original" (Flickr lists it
+    /// to the video's owner only); without one — someone else's video — it is the largest still,
+    /// as for a photo. A named size, `.original` too, is always a still: "Original" is the JPEG
+    /// Flickr makes of a video's first frame. The other video entries (`Video Player`, `700`,
+    /// `Site MP4`, …: re-encodings and players) are never chosen.
     public static func choose(fromSizes rsp: FlickrNode, size: PhotoSize?, photoID: String) throws(FlickrError) -> PhotoSource {
+        if size == nil {
+            for entry in rsp["sizes.size"]?.array ?? [] where entry["label"]?.string == "Video Original" {
+                if let source = entry["source"]?.string, !source.isEmpty {
+                    return PhotoSource(url: source, size: .original, isVideo: true)
+                }
+            }
+        }
         var offered: [(PhotoSize, String)] = []
         for entry in rsp["sizes.size"]?.array ?? [] {
             guard entry["media"]?.string != "video" || entry["label"]?.string == "Original",
@@ -71,13 +102,16 @@ public struct PhotoSource: Sendable, Hashable {
 
     /// The source from a photo map's `url_*` extras (or, for sizes up to `b`, its secret), when
     /// it has what `size` needs; nil means "ask getSizes". With nil `size` only an `url_o` or,
-    /// failing that, the largest `url_*` present is taken.
+    /// failing that, the largest `url_*` present is taken — never for a video (`media` is
+    /// `video`, when the listing asked for the `media` extra): its `url_*` are stills and its
+    /// file is in getSizes only.
     public static func fromExtras(_ photo: FlickrNode, size: PhotoSize?, images: String) -> PhotoSource? {
         if let size {
             if let url = photo[size.extrasKey]?.string, !url.isEmpty { return PhotoSource(url: url, size: size) }
             guard size.usesSharedSecret, let url = try? PhotoURL.source(photo, size: size, images: images) else { return nil }
             return PhotoSource(url: url, size: size)
         }
+        if photo["media"]?.string == "video" { return nil }
         for wanted in PhotoSize.largestFirst {
             if let url = photo[wanted.extrasKey]?.string, !url.isEmpty { return PhotoSource(url: url, size: wanted) }
         }
@@ -93,15 +127,17 @@ public struct PhotoDownload: Sendable, Hashable {
 }
 
 extension FlickrClient {
-    /// Downloads one photo (see ``download(from:to:progress:)`` for how the file is written).
+    /// Downloads one photo or video (see ``download(from:to:progress:)`` for how the file is written).
     ///
     /// - Parameters:
     ///   - id: the photo's id.
     ///   - photo: the photo's map from a search or a set listing, if at hand: its `url_*` extras
     ///     spare the `flickr.photos.getSizes` call.
     ///   - size: the size; nil means the original, or the largest size offered when the original
-    ///     is not.
-    ///   - path: the file to write; nil means `directory/ID_SUFFIX.EXT`.
+    ///     is not. A video's original is its file (getSizes' "Video Original", offered to its
+    ///     owner), not the JPEG still its `url_o` and "Original" are; a named size is a still.
+    ///   - path: the file to write; nil means `directory/ID_SUFFIX.EXT` (a video's EXT from its
+    ///     bytes: `ID_o.mp4`, `ID_o.mov`, …).
     ///   - directory: where the default name goes (default: the current directory).
     public func downloadPhoto(id: String, photo: FlickrNode? = nil, size: PhotoSize? = nil, path: String? = nil,
                               directory: String? = nil,
@@ -116,8 +152,32 @@ extension FlickrClient {
             let sizes = try await call("flickr.photos.getSizes", ["photo_id": id])
             source = try PhotoSource.choose(fromSizes: sizes, size: size, photoID: id)
         }
-        let target = path ?? ((directory ?? ".") as NSString).appendingPathComponent(source.fileName(photoID: id))
-        let outcome = try await download(from: source.url, to: target, progress: progress)
+        let folder = directory ?? "."
+        guard path == nil, source.isVideo else {
+            let target = path ?? (folder as NSString).appendingPathComponent(source.fileName(photoID: id))
+            let outcome = try await download(from: source.url, to: target, progress: progress)
+            return PhotoDownload(photoID: id, source: source, outcome: outcome)
+        }
+        // A video's file under its default name: the play URL names no container, so the name
+        // is that of a copy already there (`ID_o.mov` from an earlier run, compared by size as
+        // usual) or `ID_o.mp4`, and once the bytes are in, the extension their magic bytes call
+        // for (`MIMEType.forFile`: mov, m4v, avi, …) replaces it.
+        let candidates = Self.videoExtensions.map { (folder as NSString).appendingPathComponent(source.fileName(photoID: id, extension: $0)) }
+        let target = candidates.first { Self.fileSize($0) != nil } ?? candidates[0]
+        var outcome = try await download(from: source.url, to: target, progress: progress)
+        if let type = MIMEType.forFile(atPath: target), let ext = MIMEType.fileExtension(forType: type) {
+            let named = (folder as NSString).appendingPathComponent(source.fileName(photoID: id, extension: ext))
+            if named != target {
+                guard rename(target, named) == 0 else {
+                    throw FlickrError.usage("cannot rename \(target) to \(named): \(String(cString: strerror(errno)))", method: "download")
+                }
+                outcome.path = named
+            }
+        }
         return PhotoDownload(photoID: id, source: source, outcome: outcome)
     }
+
+    /// The extensions a video's file may get (``MIMEType/fileExtension(forType:)``'s video
+    /// ones), `mp4` first: the name taken before the bytes say.
+    static let videoExtensions = ["mp4", "mov", "m4v", "3gp", "avi", "mpg", "m2ts", "wmv", "ogv", "webm", "mkv"]
 }
