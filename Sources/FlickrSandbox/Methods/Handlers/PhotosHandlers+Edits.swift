@@ -15,7 +15,13 @@ extension PhotosHandlers {
                 return t
             }
             let takenTime: Int? = try taken.map { (t: String) throws(APIFailure) -> Int in
-                guard t.contains("-"), let v = SandboxDates.parse(t) else { throw APIFailure(.invalidDateTakenFormat, "Invalid Date Taken Format") }
+                guard let v = PhotosHandlers.takenDate(t) else { throw APIFailure(.invalidDateTakenFormat, "Invalid Date Taken Format") }
+                // "It may be in the future or way in the past": before 1900 (a guess at "way"), or
+                // later than a day from now (a taken date is the owner's wall-clock time, up to
+                // 14 hours ahead of UTC).
+                guard v >= PhotosHandlers.earliestTaken, v <= call.now + 86_400 else {
+                    throw APIFailure(FlickrErrorCode(rawValue: 6), "Invalid Date Taken")
+                }
                 return v
             }
             try store.editOwnedPhoto(call) { (photo, _) throws(APIFailure) in
@@ -45,7 +51,7 @@ extension PhotosHandlers {
             return .empty
         },
         "flickr.photos.licenses.setLicense": { store, call in
-            guard let license = call.int("license_id"), SandboxLimits.licenses.contains(license) else {
+            guard let license = call.int("license_id"), PhotosHandlers.listedLicenses.contains(license) else {
                 throw APIFailure(.licenseNotFound, "License not found")
             }
             try store.editOwnedPhoto(call) { (photo, _) throws(APIFailure) in photo.license = license }
@@ -66,4 +72,34 @@ extension PhotosHandlers {
                                    text: photo.id)])
         },
     ]
+
+    /// The licence ids `flickr.photos.licenses.getInfo` lists (the answer the sandbox serves):
+    /// exactly those are taken by setLicense, any other is "License not found".
+    static let listedLicenses: Set<Int> = {
+        guard case .success(let nodes) = ExampleCache.nodes(for: "flickr.photos.licenses.getInfo") else { return Set(SandboxLimits.licenses) }
+        func ids(_ node: XMLNode) -> [Int] {
+            (node.name == "license" ? node.attributes.filter { $0.0 == "id" }.compactMap { Int($0.1.text) } : [])
+                + node.children.flatMap(ids)
+        }
+        let listed = Set(nodes.flatMap(ids))
+        return listed.isEmpty ? Set(SandboxLimits.licenses) : listed
+    }()
+
+    /// 1900-01-01 00:00:00 as Unix time: the earliest date taken setDates takes.
+    static let earliestTaken = -2_208_988_800
+
+    /// A `date_taken` in MySQL datetime form, as much of it as given (`2004-04` is
+    /// `2004-04-01 00:00:00`, `2004` is `2004-01-01 00:00:00`: "you can leave off as much of the
+    /// date as you want"), as Unix time; nil when it is not that form (a bare Unix time too).
+    static func takenDate(_ text: String) -> Int? {
+        let t = text.trimmingCharacters(in: .whitespaces)
+        let date = t.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
+        let fields = date.split(separator: "-", omittingEmptySubsequences: false)
+        guard (1...3).contains(fields.count), fields[0].count == 4, fields.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }) else {
+            return nil
+        }
+        guard fields.count == 3 || t == date else { return nil }
+        let padded = date + String(repeating: "-01", count: 3 - fields.count) + t.dropFirst(date.count)
+        return SandboxDates.parse(padded)
+    }
 }
