@@ -2,7 +2,6 @@ import FlickrAPI
 import FlickrJobs
 import FlickrLibrary
 import Foundation
-import GRDB
 import LuaKit
 import Synchronization
 
@@ -15,8 +14,8 @@ private let openLibraries = Mutex<[String: LibraryStore]>([:])
 /// iterator):
 ///
 ///     flickr.library._sync{deep, full} [, fn]  → the summary; fn(done, total) as it goes, per phase
-///     flickr.library._ids(filter)             → { id, … } in the filter's order (no call)
-///     flickr.library._records(ids, i, j)      → the photo tables of ids[i..j]
+///     flickr.library._page(filter [, done, value, id]) → a page of photo tables in the filter's
+///                                             order after the photo (value, id), and the next key
 ///     flickr.library.count(filter), sets(), status(), sql(query, …)
 ///
 /// Queries read the library the last sync of this endpoint wrote; they never make a call.
@@ -25,36 +24,44 @@ extension FlickrModule {
         state.newTable(record: 8)
         let library = state.top
         define(state, library, "_sync", path: "library.sync") { call in try self.syncLibrary(call) }
-        define(state, library, "_ids", path: "library.photos") { call in
-            let filter = try Self.filter(call, at: 1, function: "library.photos")
-            let ids = try self.library().ids(filter)
-            // Straight onto the stack (no LuaValue in between): 100,000 ids for a whole library.
-            call.state.newTable(array: Int32(clamping: ids.count))
-            let list = call.state.top
-            for (i, id) in ids.enumerated() {
-                call.state.push(id)
-                call.state.rawSet(index: Int64(i + 1), in: list)
-            }
-            return .results(1)
-        }
-        define(state, library, "_records", path: "library.photos") { call in
-            try call.table(1)
-            let from = try call.integer(2), to = try call.integer(3)
-            // Only ids[from…to] are read (raw), not the whole list: a page of the iterator
-            // costs its own size, not the library's (100 pages of 100,000 ids were 10 million
-            // conversions).
-            var slice: [String] = []
-            if from >= 1, from <= to {
-                slice.reserveCapacity(Int(to - from + 1))
-                for i in from...to {
-                    let type = call.state.rawGet(index: i, in: 1)
-                    defer { call.state.pop() }
-                    if type == .nil { break }
-                    if type == .string, let id = call.state.string(at: -1) { slice.append(id) }
+        define(state, library, "_page", path: "library.photos") { call in
+            // _page(filter [, done, value, id]) → the next page (1,000 to 8,000 photo tables) after the
+            // photo whose order value and id are given (the first page without an id), and the
+            // key the page after starts from (nil, nil when this is the last); `done` photos
+            // were given before, for the filter's limit.
+            var filter = try Self.filter(call, at: 1, function: "library.photos")
+            let done = call.type(2) == .number ? Int(try call.integer(2)) : 0
+            var key: LibraryPageKey?
+            if call.type(4) == .string {
+                let value: LibraryValue? = switch call.type(3) {
+                case .string: .string(try call.string(3))
+                case .number: call.state.isInteger(at: 3) ? .integer(Int(try call.integer(3))) : .number(try call.number(3))
+                default: nil
                 }
+                key = LibraryPageKey(value: value, id: try call.string(4))
             }
-            Self.pushPhotos(call.state, try self.library().records(slice))
-            return .results(1)
+            // 1,000 photos first (a quick first row), then as many as were given, up to 8,000:
+            // a filter whose order no index gives (views) sorts its rows once a page.
+            let size = Swift.min(filter.limit.map { Swift.max(0, $0 - done) } ?? .max, Swift.min(8_000, Swift.max(1_000, done)))
+            filter.limit = nil
+            let state = call.state
+            // The field names once on the stack, copied for each photo (no string interned 27
+            // times a photo).
+            state.newTable(array: Int32(size))
+            let page = state.top
+            for name in LibraryRecord.fieldNames { state.push(name) }
+            var reader = LuaPageReader(state: state, page: page, keys: page + 1)
+            let next = try self.library().page(filter, after: key, max: size, into: &reader)
+            reader.finish()
+            state.pop(Int32(LibraryRecord.fieldNames.count))
+            switch next?.value {
+            case .string(let s)?: state.push(s)
+            case .integer(let i)?: state.push(Int64(i))
+            case .number(let d)?: state.push(d)
+            default: state.pushNil()
+            }
+            if let next { state.push(next.id) } else { state.pushNil() }
+            return .results(3)
         }
         define(state, library, "count", path: "library.count") { call in
             let filter = try Self.filter(call, at: 1, function: "library.count")
@@ -88,14 +95,14 @@ extension FlickrModule {
         }
         define(state, library, "sql", path: "library.sql") { call in
             let query = try call.string(1)
-            var arguments: [DatabaseValue] = []
+            var arguments: [LibrarySQLValue] = []
             if call.argumentCount >= 2 {
                 for i in 2...call.argumentCount {
                     switch try call.value(i) {
-                    case .string(let s): arguments.append(s.description.databaseValue)
-                    case .integer(let n): arguments.append(n.databaseValue)
-                    case .number(let d): arguments.append(d.databaseValue)
-                    case .boolean(let b): arguments.append(b.databaseValue)
+                    case .string(let s): arguments.append(.text(s.description))
+                    case .integer(let n): arguments.append(.integer(n))
+                    case .number(let d): arguments.append(.real(d))
+                    case .boolean(let b): arguments.append(.integer(b ? 1 : 0))
                     case .nil: arguments.append(.null)
                     default: throw FlickrError.usage("bad argument #\(i) to library.sql: only strings, numbers, booleans and nil bind", method: "library.sql")
                     }
@@ -105,11 +112,11 @@ extension FlickrModule {
             try call.state.push(LuaValue.array(rows.map { row in
                 var m: [LuaValue: LuaValue] = [:]
                 for (name, value) in zip(columns, row) {
-                    switch value.storage {
-                    case .int64(let n): m[.string(name)] = .integer(n)
-                    case .double(let d): m[.string(name)] = .number(d)
-                    case .string(let s): m[.string(name)] = .string(s)
-                    case .blob(let b): m[.string(name)] = .string(LuaString(bytes: Array(b)))
+                    switch value {
+                    case .integer(let n): m[.string(name)] = .integer(n)
+                    case .real(let d): m[.string(name)] = .number(d)
+                    case .text(let s): m[.string(name)] = .string(s)
+                    case .blob(let b): m[.string(name)] = .string(LuaString(bytes: b))
                     case .null: break
                     }
                 }
@@ -209,33 +216,51 @@ extension FlickrModule {
         case .nil: throw FlickrError.usage("\(key): no value", method: function)
         }
     }
+}
 
-    /// Pushes the photo tables of `records` (the fields named like the search extras; a field
-    /// the library does not know is absent) as one array, straight onto the stack: no
-    /// ``LuaValue`` in between (at 1,000 photos a page, that conversion cost more than the query).
-    static func pushPhotos(_ state: LuaState, _ records: [LibraryRecord]) {
-        state.newTable(array: Int32(records.count))
-        let page = state.top
-        for (n, r) in records.enumerated() {
+/// Builds a page's Lua tables as the library reads its rows (``LibraryPageReader``): the page
+/// table at `page`, the field names from `keys` on; the photo being filled is on top.
+struct LuaPageReader: LibraryPageReader {
+    let state: LuaState
+    let page: Int32
+    let keys: Int32
+    var count = 0
+    var current: Int32?
+
+    mutating func photo(_ n: Int) {
+        if current != nil { state.pop() }
+        if n == count {
             state.newTable(record: Int32(LibraryRecord.fieldNames.count))
-            let photo = state.top
-            for name in LibraryRecord.fieldNames {
-                switch r.value(name) {
-                case .string(let s): state.push(s)
-                case .integer(let i): state.push(Int64(i))
-                case .number(let d): state.push(d)
-                case .list(let l):
-                    state.newTable(array: Int32(l.count))
-                    let list = state.top
-                    for (k, s) in l.enumerated() {
-                        state.push(s)
-                        state.rawSet(index: Int64(k + 1), in: list)
-                    }
-                case nil: continue
-                }
-                state.rawSet(field: name, in: photo)
-            }
+            state.pushCopy(of: -1)
             state.rawSet(index: Int64(n + 1), in: page)
+            count += 1
+        } else {
+            state.rawGet(index: Int64(n + 1), in: page)
         }
+        current = state.top
+    }
+
+    mutating func field(_ name: Int, _ value: LibraryValue) {
+        guard let photo = current else { return }
+        state.pushCopy(of: keys + Int32(name))
+        switch value {
+        case .string(let s): state.push(s)
+        case .integer(let i): state.push(Int64(i))
+        case .number(let d): state.push(d)
+        case .list(let l):
+            state.newTable(array: Int32(l.count))
+            for (k, s) in l.enumerated() {
+                state.push(s)
+                state.rawSet(index: Int64(k + 1), in: -2)
+            }
+        }
+        // The key is a string: rawSet cannot refuse it.
+        try? state.rawSet(in: photo)
+    }
+
+    /// Pops the photo left on top.
+    mutating func finish() {
+        if current != nil { state.pop() }
+        current = nil
     }
 }

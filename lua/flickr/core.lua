@@ -389,7 +389,7 @@ return function(flickr, Error, Help)
   ---------------------------------------------------------------------------------------------
   -- flickr.library: the library on disk (`flickr sync`); queries make no call.
   --   flickr.library.sync{ deep = …, full = …, progress = fn } → the summary
-  --   flickr.library.photos(filter) → an iterator of photo tables (pages of 1,000 from Swift)
+  --   flickr.library.photos(filter) → an iterator of photo tables (pages of 1,000 to 8,000 from Swift)
   local library = flickr.library
 
   function library.sync(opts)
@@ -401,17 +401,19 @@ return function(flickr, Error, Help)
     return library._sync(given, progress)
   end
 
+  -- Each page is one statement in the filter's order after the last photo of the page before
+  -- (keyset: its order value and id): a photo deleted or changed meanwhile moves no other one.
   function library.photos(filter)
-    local ids = library._ids(filter)
-    local n, i, base, page = #ids, 0, 0, nil
+    local page, value, id = library._page(filter)
+    local i, done = 0, 0
     return function()
       i = i + 1
-      if i > n then return nil end
-      if page == nil or i > base + #page then
-        base = i - 1
-        page = library._records(ids, i, math.min(n, i + 999))
+      if page[i] == nil and id ~= nil then
+        done = done + #page
+        page, value, id = library._page(filter, done, value, id)
+        i = 1
       end
-      return page[i - base]
+      return page[i]
     end
   end
 end

@@ -10,6 +10,38 @@ public enum LibraryValue: Sendable, Hashable {
     case list([String])
 }
 
+/// A value `sql` binds or gives: one of SQLite's storage classes.
+public enum LibrarySQLValue: Sendable, Hashable, CustomStringConvertible {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+
+    init(_ value: DatabaseValue) {
+        switch value.storage {
+        case .null: self = .null
+        case .int64(let n): self = .integer(n)
+        case .double(let d): self = .real(d)
+        case .string(let s): self = .text(s)
+        case .blob(let b): self = .blob(Array(b))
+        }
+    }
+
+    /// As SQL would write it (text quoted).
+    public var description: String { databaseValue.description }
+
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: .null
+        case .integer(let n): n.databaseValue
+        case .real(let d): d.databaseValue
+        case .text(let s): s.databaseValue
+        case .blob(let b): Data(b).databaseValue
+        }
+    }
+}
+
 /// One photo as a query gives it: fields named like the search extras.
 public struct LibraryRecord: Sendable, Hashable {
     public var photo: LibraryPhoto
@@ -187,13 +219,13 @@ extension LibraryStore {
 
     /// Runs a read-only statement (`flickr.library.sql`): the rows as column → value. A
     /// statement that would write is an error, not a write.
-    public func sql(_ query: String, _ arguments: [DatabaseValue] = []) throws(LibraryError) -> (columns: [String], rows: [[DatabaseValue]]) {
+    public func sql(_ query: String, _ arguments: [LibrarySQLValue] = []) throws(LibraryError) -> (columns: [String], rows: [[LibrarySQLValue]]) {
         do {
             return try pool.read { db in
                 let statement = try db.makeStatement(sql: query)
                 guard statement.isReadonly else { throw LibraryError("library.sql is read-only: \(query.prefix(60)) would write") }
-                let rows = try Row.fetchAll(statement, arguments: StatementArguments(arguments))
-                return (statement.columnNames, rows.map { Array($0.databaseValues) })
+                let rows = try Row.fetchAll(statement, arguments: StatementArguments(arguments.map(\.databaseValue)))
+                return (statement.columnNames, rows.map { $0.databaseValues.map(LibrarySQLValue.init) })
             }
         } catch let error as LibraryError {
             throw error
