@@ -161,11 +161,16 @@ extension FlickrModule {
             let (taken, granularity) = try engine(key) { try TakenDate.parse(date) }
             (r.spec.setTaken, r.spec.setTakenGranularity) = (taken, granularity)
         }
+        // A rule's location out of Flickr's ranges is the planner's to refuse, for that photo only.
+        func point(_ text: String) throws -> GeoPoint {
+            if rule, let unchecked = uncheckedGeo(text) { return unchecked }
+            return try engine("geo") { try GeoPoint.parse(text) }
+        }
         switch try raw(o, "geo") {
         case .nil: break
         case .string(let s):
             note("geo", s.description)
-            r.spec.geo = try engine("geo") { try GeoPoint.parse(s.description) }
+            r.spec.geo = try point(s.description)
         case let v:
             // { lat = …, lon = …, accuracy = … } or { lat, lon [, accuracy] }
             let expected = "\"LAT,LON[,ACCURACY]\" or { lat = …, lon = …, accuracy = … }"
@@ -181,7 +186,7 @@ extension FlickrModule {
                 return w
             }.joined(separator: ",")
             note("geo", text)
-            r.spec.geo = try engine("geo") { try GeoPoint.parse(text) }
+            r.spec.geo = try point(text)
         }
         if try o.boolean("clear_geo") == true {
             r.given.append("clear_geo = true")
@@ -262,13 +267,26 @@ extension FlickrModule {
         return r
     }
 
+    /// `LAT,LON[,ACCURACY]` read as numbers, without Flickr's ranges (a rule's value: the
+    /// planner refuses that photo when out of range); nil when it is not of that form.
+    static func uncheckedGeo(_ text: String) -> GeoPoint? {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2 || parts.count == 3, let lat = Double(parts[0]), let lon = Double(parts[1]), lat.isFinite, lon.isFinite
+        else { return nil }
+        guard parts.count == 3 else { return GeoPoint(latitude: lat, longitude: lon) }
+        return Int(parts[2]).map { GeoPoint(latitude: lat, longitude: lon, accuracy: $0) }
+    }
+
     /// Flickr's lists a request's names need, read once each (a call apiece) and shared by every
     /// photo a rule answers for.
     actor EditLists {
         let client: FlickrClient
         private var licenses: [(id: Int, name: String)]?
         private var sets: [(id: String, title: String, size: Int)]?
-        init(client: FlickrClient) { self.client = client }
+        /// With the lists already read (by `flickr edit plan`), if any.
+        init(client: FlickrClient, licenses: [(id: Int, name: String)]? = nil, sets: [(id: String, title: String, size: Int)]? = nil) {
+            (self.client, self.licenses, self.sets) = (client, licenses, sets)
+        }
 
         func licenseList() async throws -> [(id: Int, name: String)] {
             if let licenses { return licenses }
@@ -286,22 +304,40 @@ extension FlickrModule {
 
         var licenseNames: [Int: String] { Dictionary((licenses ?? []).map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a }) }
         var setTitles: [String: String] { Dictionary((sets ?? []).map { ($0.id, $0.title) }, uniquingKeysWith: { a, _ in a }) }
+        var names: EditReport.Names { EditReport.Names(licenses: licenseNames, sets: setTitles) }
+        /// The licence ids, when the list was read.
+        var licenseIDs: Set<Int>? { licenses.map { Set($0.map(\.id)) } }
 
-        /// `r`'s spec with its licence and sets resolved.
-        func resolve(_ r: EditRequest, function: String) async throws -> EditSpec {
+        /// `r`'s spec with its licence and sets resolved. An unknown licence or set is a usage
+        /// error — or, with `refusing` (a rule's answer), an ``EditRefusal`` for that photo.
+        func resolve(_ r: EditRequest, function: String, refusing: Bool = false) async throws -> EditSpec {
             var spec = r.spec
+            func message(_ e: EditSpecError) -> String {
+                e.message.replacingOccurrences(of: "--license", with: "license").replacingOccurrences(of: "--create-set", with: "create_set = true")
+            }
             do {
                 if let given = r.license { spec.license = try EditSpec.license(given, among: try await licenseList()) }
+            } catch let e as EditSpecError {
+                if refusing { throw EditRefusal(field: .license, reason: Self.reason(message(e))) }
+                throw FlickrError.usage(message(e), method: function)
+            }
+            do {
                 if !r.addSets.isEmpty || !r.removeSets.isEmpty {
                     let all = try await setList()
                     spec.addToSets = try r.addSets.map { try EditPlanner.resolveSet($0, among: all, create: r.createSet, option: "add_to_set") }
                     spec.removeFromSets = try r.removeSets.map { try EditPlanner.resolveSet($0, among: all, create: false, option: "remove_from_set") }
                 }
             } catch let e as EditSpecError {
-                throw FlickrError.usage(e.message.replacingOccurrences(of: "--license", with: "license")
-                    .replacingOccurrences(of: "--create-set", with: "create_set = true"), method: function)
+                if refusing { throw EditRefusal(field: .sets, reason: Self.reason(message(e))) }
+                throw FlickrError.usage(message(e), method: function)
             }
             return spec
+        }
+
+        /// An engine message without the option it names (`license: there is no licence 99 …`).
+        static func reason(_ message: String) -> String {
+            for key in ["license: ", "add_to_set: ", "remove_from_set: "] where message.hasPrefix(key) { return String(message.dropFirst(key.count)) }
+            return message
         }
     }
 
@@ -391,6 +427,7 @@ extension FlickrModule {
             do {
                 let spec = try await lists.resolve(chosen.request, function: function)
                 var planner = EditPlanner(client: client, store: store)
+                planner.licenses = await lists.licenseIDs
                 // A synced library answers the selection and the pre-images (after an incremental sync).
                 var lock: RunnerLock?
                 if let source {
@@ -405,16 +442,15 @@ extension FlickrModule {
                 }
                 defer { withExtendedLifetime(lock) {} }
                 let result = try await planner.plan(spec, query: chosen.query, find: chosen.find, rules: rules, custom: ruleGiven)
-                return (result: EditPlanResult(result), licenses: await lists.licenseNames, sets: await lists.setTitles, database: store.path)
+                return (result: result, names: await lists.names, budget: (client.pacer as? SharedBudget)?.budget, database: store.path)
             } catch let e as JobError {
                 throw FlickrError.usage(e.message, method: function)
             } catch let e as EditSpecError {
                 throw FlickrError.usage(e.message.replacingOccurrences(of: "--find", with: "find"), method: function)
             }
         }, deliver: { state, planned in
-            let names = EditNames(licenses: planned.licenses, sets: planned.sets)
-            try state.push(Self.planValue(planned.result, names: names))
-            state.push(try Self.planJSON(planned.result, names: names, database: planned.database))
+            try state.push(Self.planValue(planned.result, names: planned.names, budget: planned.budget))
+            state.push(try EditReport.planJSON(planned.result, database: planned.database, names: planned.names) + "\n")
             return 2
         })
     }
@@ -490,13 +526,10 @@ extension FlickrModule {
         merged.removeSets = merged.removeSets.filter { !asked.addSets.contains($0) } + asked.removeSets
         merged.createSet = merged.createSet || asked.createSet
         merged.spec.tagRules += r.tagRules
-        let spec = try await lists.resolve(merged, function: function + " (rule)")
-        var targets: [EditValue]
-        switch spec.targets(for: pre, fields: fields) {
-        case .success(let t): targets = t
-        case .failure(let refusal):
-            throw FlickrError.usage("photo \(pre.photoID): the rule asks for what Flickr would refuse: \(refusal)", method: function + " (rule)")
-        }
+        // What Flickr would refuse (a licence or set it does not have, a date before 1900…) refuses
+        // this photo only: the planner records it, with the reason, and never sends it.
+        let spec = try await lists.resolve(merged, function: function + " (rule)", refusing: true)
+        var targets = try spec.targets(for: pre, fields: fields).get()
         if let tags = asked.tags {
             // The whole list of its ordinary tags (the photo table's `tags`): its machine tags stay
             // unless the list names them; the rule's own tag rules then apply to it.
@@ -541,36 +574,6 @@ extension FlickrModule {
 
     // MARK: The plan as Lua sees it
 
-    /// What planning found, in Sendable form.
-    struct EditPlanResult: Sendable {
-        var job: String
-        var enumerated: Int
-        var calls: Int
-        var changes: [EditChange]
-        var refused: [(photo: String, field: String, reason: String)]
-
-        init(_ r: EditPlanner.Result) {
-            (job, enumerated, calls, changes) = (r.job, r.enumerated, r.calls, r.changes)
-            refused = r.refused.map { ($0.photo, $0.refusal.field.rawValue, $0.refusal.reason) }
-        }
-
-        /// Calls an apply makes: one per group per photo (per set joined or left), and one
-        /// `recentlyUpdated` per 500 photos.
-        var applyCalls: Int { changes.reduce(0) { $0 + $1.calls } + max(1, (changes.count + 499) / 500) }
-    }
-
-    /// Names to show beside ids in a diff.
-    struct EditNames {
-        var licenses: [Int: String] = [:]
-        var sets: [String: String] = [:]
-
-        func license(_ id: Int) -> String { licenses[id].map { "\(id) (\($0))" } ?? String(id) }
-        func set(_ id: String) -> String {
-            if id.hasPrefix("new:") { return "\"\(id.dropFirst(4))\" (created by apply)" }
-            return sets[id].map { "\(id) (\($0))" } ?? id
-        }
-    }
-
     /// One group's change, field by field as people name them: (field, from, to) in Lua form.
     static func entries(_ from: EditValue, _ to: EditValue) -> [(field: String, from: LuaValue, to: LuaValue)] {
         func s(_ text: String) -> LuaValue { .string(LuaString(text)) }
@@ -594,85 +597,34 @@ extension FlickrModule {
         }
     }
 
-    /// One group's change as diff lines: `title: "IMG_0042" → "2019-07-02 Reykjavík"`.
-    static func diffLines(_ from: EditValue, _ to: EditValue, names: EditNames) -> [String] {
-        func q(_ s: String) -> String { JSONValue.quote(s) }
-        switch (from, to) {
-        case let (.meta(t0, d0), .meta(t1, d1)):
-            return (t0 == t1 ? [] : ["title: \(q(t0)) → \(q(t1))"]) + (d0 == d1 ? [] : ["description: \(q(d0)) → \(q(d1))"])
-        case let (.dates(a, g0), .dates(b, g1)):
-            return ["date_taken: \(q(a)) → \(q(b))" + (g0 == g1 ? "" : " (granularity \(g0) → \(g1))")]
-        case let (.perms(a), .perms(b)): return ["privacy: \(a) → \(b)"]
-        case let (.license(a), .license(b)): return ["license: \(names.license(a)) → \(names.license(b))"]
-        case let (.sets(a), .sets(b)):
-            return b.subtracting(a).sorted().map { "sets: + \(names.set($0))" } + a.subtracting(b).sorted().map { "sets: - \(names.set($0))" }
-        case let (.tags(a), .tags(b)):
-            return a.filter { !b.contains($0) }.map { "tags: - \($0)" } + b.filter { !a.contains($0) }.map { "tags: + \($0)" }
-        default:
-            return ["\(to.field.rawValue): \(from) → \(to)"]
-        }
-    }
-
-    /// The summary line of a plan.
-    static func summary(_ r: EditPlanResult) -> String {
-        var perField: [EditField: Int] = [:]
-        for change in r.changes { for field in change.fields { perField[field, default: 0] += 1 } }
-        let fields = EditField.allCases.compactMap { f in perField[f].map { "\(f.rawValue) \($0)" } }
-        return "job \(r.job): \(r.changes.count) photo\(r.changes.count == 1 ? "" : "s") to change of \(r.enumerated) looked at"
-            + (fields.isEmpty ? "" : "; changes per field: " + fields.joined(separator: ", "))
-            + (r.refused.isEmpty ? "" : "; \(r.refused.count) refused")
-            + "; apply will cost about \(r.applyCalls) call\(r.applyCalls == 1 ? "" : "s"); the plan took \(r.calls) call\(r.calls == 1 ? "" : "s")"
-    }
-
     /// The plan table: `{ job, enumerated, calls, apply_calls, summary, fields = { meta = n, … },
     /// photos = { { id, lastupdate, changes = { { field, from, to }, … }, diff = { line, … } }, … },
-    /// refused = { { id, field, reason }, … } }`.
-    static func planValue(_ r: EditPlanResult, names: EditNames) -> LuaValue {
+    /// refused = { { id, field, reason }, … } }`. The diff lines, the summary (its two lines
+    /// joined by "; ") and the calls are ``EditReport``'s, as `flickr edit plan` prints them.
+    static func planValue(_ r: EditPlanner.Result, names: EditReport.Names, budget: CallBudget?) -> LuaValue {
         var perField: [LuaValue: LuaValue] = [:]
-        for change in r.changes {
-            for field in change.fields { perField[.string(LuaString(field.rawValue))] = .integer((perField[.string(LuaString(field.rawValue))]?.integerValue ?? 0) + 1) }
-        }
+        for (field, n) in EditReport.perField(r.changes) { perField[.string(LuaString(field.rawValue))] = .integer(Int64(n)) }
         let photos: [LuaValue] = r.changes.map { change in
             var changes: [LuaValue] = []
-            var diff: [LuaValue] = []
             for target in change.targets {
-                let from = change.pre.value(target.field)
-                for e in entries(from, target) {
+                for e in entries(change.pre.value(target.field), target) {
                     var m: [LuaValue: LuaValue] = ["field": .string(LuaString(e.field)), "group": .string(LuaString(target.field.rawValue))]
                     if e.from != .nil { m["from"] = e.from }
                     if e.to != .nil { m["to"] = e.to }
                     changes.append(.map(m))
                 }
-                diff += diffLines(from, target, names: names).map { .string(LuaString($0)) }
             }
             return .map(["id": .string(LuaString(change.pre.photoID)), "lastupdate": .integer(Int64(change.pre.lastUpdate)),
-                         "changes": .array(changes), "diff": .array(diff)])
+                         "changes": .array(changes), "diff": .array(EditReport.lines(change, names: names).map { .string(LuaString($0)) })])
         }
         return .map([
             "job": .string(LuaString(r.job)), "enumerated": .integer(Int64(r.enumerated)), "calls": .integer(Int64(r.calls)),
-            "apply_calls": .integer(Int64(r.applyCalls)), "summary": .string(LuaString(summary(r))), "fields": .map(perField),
+            "apply_calls": .integer(Int64(EditReport.applyCalls(r.changes))),
+            "summary": .string(LuaString(EditReport.summary(r, budget: budget).joined(separator: "; "))), "fields": .map(perField),
             "photos": .array(photos),
-            "refused": .array(r.refused.map { .map(["id": .string(LuaString($0.photo)), "field": .string(LuaString($0.field)),
-                                                    "reason": .string(LuaString($0.reason))]) }),
+            "refused": .array(r.refused.map { .map(["id": .string(LuaString($0.photo)), "field": .string(LuaString($0.refusal.field.rawValue)),
+                                                    "reason": .string(LuaString($0.refusal.reason))]) }),
         ])
-    }
-
-    /// The plan as JSON, in `flickr edit plan --out`'s form (so `flickr edit apply FILE` takes it).
-    static func planJSON(_ r: EditPlanResult, names: EditNames, database: String) throws -> String {
-        let photos: [[String: Any]] = r.changes.map { change in
-            ["id": change.pre.photoID, "lastupdate": change.pre.lastUpdate,
-             "changes": change.targets.map { target -> [String: Any] in
-                 ["field": target.field.rawValue, "from": change.pre.value(target.field).description, "to": target.description,
-                  "diff": diffLines(change.pre.value(target.field), target, names: names)]
-             }]
-        }
-        let object: [String: Any] = [
-            "job": r.job, "database": database, "enumerated": r.enumerated, "photos": photos,
-            "refused": r.refused.map { ["id": $0.photo, "field": $0.field, "reason": $0.reason] },
-            "apply_calls": r.applyCalls, "plan_calls": r.calls,
-        ]
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self) + "\n"
     }
 
     /// An edit job's photos for `flickr.jobs._photos`: `{ id, status, detail, changes = {…} }`.
@@ -692,6 +644,60 @@ extension FlickrModule {
             if let d = p.detail { m["detail"] = .string(LuaString(d)) }
             return .map(m)
         })
+    }
+}
+
+/// `flickr edit plan --lua FILE`: the rule of `flickr.edit.plan{ rule = … }` from a file, run in
+/// the command's Lua by the same runner.
+extension FlickrLuaSession {
+    /// A `--lua` rule ready for ``EditPlanner/plan(_:query:find:rules:custom:)``.
+    package struct EditRule: Sendable {
+        package let custom: EditPlanner.Custom
+        /// The licences and sets read for the options and the rule's answers, to name them in the diff.
+        package let names: @Sendable () async -> EditReport.Names
+    }
+
+    /// Loads FILE (a chunk returning `function(photo) return { title = …, … } end`) in this
+    /// session's Lua and returns the rule that calls it once per photo, on the Lua thread, with
+    /// the photo's table: `nil` leaves the photo as the options do; a table is read and checked
+    /// as a `flickr.edit.plan` rule's answer is, over the options (`changes`: the options as
+    /// given, licence and set names unresolved; `licenses` and `sets` the lists the command has
+    /// read already, if any). What Flickr would refuse for a photo refuses that photo
+    /// (``EditRefusal``); an error in the file, or an answer of the wrong form, is a
+    /// ``JobError`` naming the file and the photo, and stops the plan.
+    package func editRule(file: String, changes: EditSpec, license: String?, addSets: [String], removeSets: [String], createSet: Bool,
+                          licenses: [(id: Int, name: String)]?, sets: [(id: String, title: String, size: Int)]?) async throws -> EditRule {
+        let function = "--lua \(file)"
+        let (rule, poster) = try await runtime.perform { state -> (LuaRef, LuaJobPoster) in
+            let top = state.top
+            defer { state.setTop(top) }
+            do {
+                try state.loadFile(file)
+                try state.pcall(arguments: 0, results: 1)
+            } catch let e as LuaError {
+                throw JobError("\(function): \(e.message)")
+            }
+            guard state.type(at: -1) == .function else {
+                throw JobError("\(function): the file returns a \(state.typeName(at: -1)); it must return function(photo) … end")
+            }
+            return (LuaRef(popping: state), state.jobPoster)
+        }
+        var base = FlickrModule.EditRequest()
+        (base.spec, base.license, base.addSets, base.removeSets, base.createSet) = (changes, license, addSets, removeSets, createSet)
+        let lists = FlickrModule.EditLists(client: client, licenses: licenses, sets: sets)
+        let chosen = base
+        let custom: EditPlanner.Custom = { pre, fields in
+            do {
+                return try await FlickrModule.runRule(rule, poster: poster, pre: pre, fields: fields, base: chosen, lists: lists, function: function)
+            } catch let refusal as EditRefusal {
+                throw refusal
+            } catch let e as LuaError {
+                throw JobError("\(function): photo \(pre.photoID): \(e.message)")
+            } catch let e as FlickrError where e.kind == .usage {
+                throw JobError(e.message.hasPrefix("photo ") ? "\(function): \(e.message)" : "\(function): photo \(pre.photoID): \(e.message)")
+            }
+        }
+        return EditRule(custom: custom, names: { await lists.names })
     }
 }
 

@@ -181,4 +181,85 @@ struct EditCommandTests {
         }
         #expect(Set(methods).isSubset(of: ["flickr.photos.licenses.getInfo", "flickr.photosets.getList"]), "\(methods)")
     }
+
+    @Test("--lua FILE: flickr.edit.plan's rule from a file, over the options — photos retitled from their date and a tag added; what Flickr would refuse refuses that photo; an error in the file is exit 2 naming it, with no job stored and nothing written")
+    func luaRule() async throws {
+        let world = LibraryWorld(count: 20, seed: "edit-lua")
+        try await world.serve { server, alice, env, log in
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("edit-lua-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            func file(_ name: String, _ text: String) throws -> String {
+                let url = dir.appendingPathComponent(name)
+                try Data(text.utf8).write(to: url)
+                return url.path
+            }
+            let rule = try file("dated.lua", """
+                -- Titles from the date taken; photos taken on the first of a month left alone.
+                return function(photo)
+                  if photo.date_taken:sub(9, 10) == "01" then return nil end
+                  return { title = photo.date_taken:sub(1, 10) .. " " .. photo.title, add = "dated" }
+                end
+                """)
+            // The first 7 uploads (26,000 s apart from 2015-01-01).
+            let query = ["--query", "max_upload_date=1420250000"]
+            let selected = world.photos.prefix(7)
+            let plan = try await Self.flickr(["edit", "plan", "--lua", rule, "--add", "trip"] + query, env)
+            try #require(plan.status == 1, "\(plan.stdout)\(plan.stderr)")
+            for photo in selected {
+                let lines = plan.stdout.components(separatedBy: "photo \(photo.id)\n").dropFirst().first?.components(separatedBy: "\nphoto ").first ?? ""
+                if photo.taken.dropFirst(8).prefix(2) == "01" {
+                    #expect(!lines.contains("title:") && lines.contains("tags: + trip") && !lines.contains("dated"), "\(photo.id): \(lines)")
+                } else {
+                    #expect(lines.contains("title: \(JSONValue.quote(photo.title)) → \(JSONValue.quote(String(photo.taken.prefix(10)) + " " + photo.title))"),
+                            "\(photo.id): \(lines)")
+                    #expect(lines.contains("tags: + trip") && lines.contains("tags: + dated"), "\(photo.id): \(lines)")
+                }
+            }
+            #expect(plan.stdout.contains("to change of \(selected.count) looked at"), "\(plan.stdout)")
+            let job = try Self.job(plan.stdout)
+            let apply = try await Self.flickr(["edit", "apply", job, "--yes"], env)
+            #expect(apply.status == 0, "\(apply.stdout)\(apply.stderr)")
+            for photo in selected {
+                let now = try #require(PhotoMetadata(getInfo: try await alice.call("flickr.photos.getInfo", ["photo_id": photo.id])))
+                let dated = photo.taken.dropFirst(8).prefix(2) != "01"
+                #expect(now.title == (dated ? String(photo.taken.prefix(10)) + " " + photo.title : photo.title), "\(photo.id): \(now.title)")
+                #expect(now.ownerTags.contains("trip") && now.ownerTags.contains("dated") == dated, "\(photo.id): \(now.ownerTags)")
+            }
+            let undo = try await Self.flickr(["edit", "undo", job, "--yes"], env)
+            #expect(undo.status == 0, "\(undo.stdout)\(undo.stderr)")
+
+            // A value Flickr would refuse: that photo refused, with the reason; the others planned.
+            let first = try #require(selected.first).id
+            let refusing = try file("refusing.lua", """
+                return function(photo)
+                  if photo.id == "\(first)" then return { geo = { lat = 95, lon = 10 }, title = "never" } end
+                  return { title = "ok" }
+                end
+                """)
+            let refused = try await Self.flickr(["edit", "plan", "--lua", refusing] + query, env)
+            #expect(refused.status == 1 && refused.stdout.contains("photo \(first): not changed: geo: latitude 95 is outside -90..90")
+                    && refused.stdout.contains("; 1 refused"), "\(refused.stdout)\(refused.stderr)")
+
+            // An error in the file, an answer of the wrong form, a file that does not give a function:
+            // exit 2, the file named, no job stored, nothing written.
+            let jobsBefore = try await Self.flickr(["jobs", "--json"], env).stdout
+            let writesBefore = LibraryWorld.calls(in: log).filter { $0.contains(".set") || $0.contains(".add") || $0.contains(".remove") }.count
+            for (name, text, message) in [("raises.lua", "return function(photo) error('no date for ' .. photo.id) end", "no date for "),
+                                          ("misspelt.lua", "return function(photo) return { titel = 'x' } end", "unknown change 'titel' (did you mean title?)"),
+                                          ("number.lua", "return 42", "must return function(photo)"),
+                                          ("syntax.lua", "return function(", "expected near <eof>")] {
+                let path = try file(name, text)
+                let r = try await Self.flickr(["edit", "plan", "--lua", path] + query, env)
+                #expect(r.status == 2 && r.stderr.contains("--lua \(path)") && r.stderr.contains(message) && r.stdout.isEmpty,
+                        "\(name): \(r.status) \(r.stdout)\(r.stderr)")
+            }
+            let jobsAfter = try await Self.flickr(["jobs", "--json"], env).stdout
+            #expect(jobsAfter == jobsBefore, "a failed plan stored a job")
+            let writesAfter = LibraryWorld.calls(in: log).filter { $0.contains(".set") || $0.contains(".add") || $0.contains(".remove") }.count
+            #expect(writesAfter == writesBefore, "a failed plan wrote")
+            let missing = try await Self.flickr(["edit", "plan", "--lua", dir.appendingPathComponent("none.lua").path], env)
+            #expect(missing.status == 2 && missing.stderr.contains("--lua: cannot read"), "\(missing.stderr)")
+        }
+    }
 }

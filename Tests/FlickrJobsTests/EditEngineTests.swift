@@ -128,6 +128,74 @@ struct EditEngineTests {
             #expect(detail.contains("meta changed since the plan"), "\(detail)")
         }
     }
+
+    @Test("A custom rule's values are checked as the options' are: a date taken before 1900 or in the future, a latitude out of range, an unknown licence, too many tags, a refusal it throws — each refuses that photo only, with the reason, recorded and never sent; the other photos are planned and written")
+    func customRefusals() async throws {
+        let world = LibraryWorld(count: 12, seed: "edit-custom")
+        try await world.serve { server, alice, env, log in
+            let store = try JobStore(path: env["XDG_STATE_HOME"]! + "/flickr/jobs.sqlite")
+            let ids = world.photos.map(\.id)
+            let asked: [String: [EditValue]] = [
+                ids[0]: [.meta(title: "old", description: ""), .dates(taken: "1850-06-01 12:00:00", granularity: 0)],
+                ids[1]: [.dates(taken: "2999-01-01 00:00:00", granularity: 0)],
+                ids[2]: [.geo(GeoPoint(latitude: 95, longitude: 10))],
+                ids[3]: [.geo(GeoPoint(latitude: 10, longitude: -181.5))],
+                ids[4]: [.license(99)],
+                ids[5]: [.tags((1...80).map { "tag\($0)" })],
+                ids[6]: [.dates(taken: "2019-07-02 14:03:00", granularity: 3)],
+                ids[7]: [.safety(4)],
+            ]
+            let thrown = ids[8]
+            var planner = EditPlanner(client: alice, store: store)
+            planner.licenses = Set(try await EditPlanner.licenses(client: alice).map(\.id))
+            let custom: EditPlanner.Custom = { pre, _ in
+                if pre.photoID == thrown { throw EditRefusal(field: .sets, reason: "you have no set titled \"Nowhere\"") }
+                return asked[pre.photoID] ?? [.meta(title: "ok: " + pre.title, description: pre.description)]
+            }
+            var spec = EditSpec()
+            spec.privacy = try Privacy.parse("friends")
+            let plan = try await planner.plan(spec, query: [:], find: nil, rules: ["--privacy friends", "--lua rule.lua"], custom: custom)
+            let reasons = Dictionary(uniqueKeysWithValues: plan.refused.map { ($0.photo, $0.refusal.description) })
+            let expected: [String: String] = [
+                ids[0]: "dates: date taken 1850-06-01 12:00:00 is before 1900",
+                ids[1]: "dates: date taken 2999-01-01 00:00:00 is in the future",
+                ids[2]: "geo: latitude 95 is outside -90..90",
+                ids[3]: "geo: longitude -181.5 is outside -180..180",
+                ids[4]: "license: there is no licence 99",
+                ids[5]: "tags: would carry 8",                      // 80 and the others' tags; Flickr allows 75
+                ids[6]: "dates: granularity 3 is not one of 0, 4, 6, 8",
+                ids[7]: "safety: safety level 4 is not 1 (safe), 2 (moderate) or 3 (restricted)",
+                thrown: "sets: you have no set titled \"Nowhere\"",
+            ]
+            #expect(Set(reasons.keys) == Set(expected.keys), "refused: \(reasons)")
+            for (id, reason) in expected { #expect(reasons[id]?.hasPrefix(reason) == true, "\(id): \(reasons[id] ?? "not refused")") }
+            // The refused photos are not planned at all (not even the options' privacy); the others are.
+            let planned = Set(plan.changes.map(\.pre.photoID))
+            #expect(planned == Set(ids[9...]), "\(planned)")
+            for change in plan.changes {
+                #expect(change.targets.contains { if case .meta(let t, _) = $0 { t.hasPrefix("ok: ") } else { false } }, "\(change.targets)")
+            }
+            // The report says so, as flickr edit plan prints it.
+            let text = EditReport.diff(plan, budget: nil, names: EditReport.Names())
+            #expect(text.contains("photo \(ids[2]): not changed: geo: latitude 95 is outside -90..90"), "\(text)")
+            #expect(text.contains("; \(expected.count) refused"), "\(text)")
+            let document = try EditReport.planJSON(plan, database: store.path, names: EditReport.Names())
+            #expect(document.contains("\"reason\" : \"date taken 1850-06-01 12:00:00 is before 1900\""), "\(document)")
+            // Applied: the refused photos are recorded as failed and never sent a write.
+            let from = Self.logged(log).count
+            let outcome = try await EditRunner(client: alice, store: store).run(plan.job)
+            #expect(outcome.job.failed == expected.count && outcome.job.done == plan.changes.count, "\(outcome.job)")
+            let writes = Self.logged(log).dropFirst(from).filter { $0.method.contains(".set") || $0.method.contains(".geo.") }
+            #expect(!writes.contains { expected[$0.photo ?? ""] != nil }, "a refused photo was written: \(writes)")
+            #expect(writes.count == plan.changes.reduce(0) { $0 + $1.calls })
+            let details = try store.editPhotos(of: plan.job).filter { expected[$0.change.pre.photoID] != nil }.map { $0.detail ?? "" }
+            #expect(details.count == expected.count && details.allSatisfy { $0.hasPrefix("refused at plan time, never sent: ") }, "\(details)")
+            // A custom value Flickr takes is not refused, however it came: a date in range, a location, a known licence.
+            let fine: EditPlanner.Custom = { _, _ in [.dates(taken: "1900-01-01 00:00:00", granularity: 6), .geo(GeoPoint(latitude: -90, longitude: 180, accuracy: 1)), .license(4)] }
+            let ok = try await planner.plan(EditSpec(), query: ["max_upload_date": "1420122399"], find: nil, rules: ["--lua"], custom: fine)
+            #expect(ok.refused.isEmpty && !ok.changes.isEmpty, "\(ok.refused)")
+        }
+    }
 }
 
 extension EditEngineTests {

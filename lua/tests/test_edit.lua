@@ -213,6 +213,59 @@ eq(p.dates.taken, "2019-07-02 14:03:00")
 eq(p.license, "4")
 eq(p.visibility.ispublic, "0")
 
+-- A rule's value Flickr would refuse — a date taken before 1900 or in the future, a latitude out
+-- of range, a licence or a set that does not exist — refuses that photo only (none of its
+-- changes), with the reason, in plan.refused and the diff; never sent. The other photos are planned.
+local mine_all = {}
+for p in flickr.walk("flickr.photos.search", { user_id = "me", extras = "date_taken,license,geo" }) do mine_all[#mine_all + 1] = p.id end
+ok(#mine_all >= 6, "the demo world has photos enough")
+local asks = {
+  [mine_all[1]] = { answer = { title = "never written", date_taken = "1850-06-01" }, field = "dates", why = "date taken 1850-06-01 00:00:00 is before 1900" },
+  [mine_all[2]] = { answer = { date_taken = "2999-01-01 10:00:00" }, field = "dates", why = "is in the future" },
+  [mine_all[3]] = { answer = { geo = { lat = 95, lon = 10 } }, field = "geo", why = "latitude 95 is outside -90..90" },
+  [mine_all[4]] = { answer = { license = 99 }, field = "license", why = "there is no licence 99" },
+  [mine_all[5]] = { answer = { add_to_set = "No such set" }, field = "sets", why = "you have no set titled \"No such set\"" },
+}
+local fine = mine_all[6]
+local was = {}
+for id in pairs(asks) do local p = info(id); was[id] = { title = flickr.text(p.title), taken = p.dates.taken, license = p.license } end
+local checked = flickr.edit.plan{
+  query = {},
+  rule = function(photo)
+    if asks[photo.id] then return asks[photo.id].answer end
+    if photo.id == fine then return { title = "fine: " .. photo.title } end
+  end,
+}
+eq(#checked.refused, 5)
+for _, r in ipairs(checked.refused) do
+  local a = asks[r.id]
+  ok(a, "refused " .. r.id .. ", which the rule did not ask anything wrong of: " .. r.reason)
+  eq(r.field, a.field, "the refused group of " .. r.id)
+  has(r.reason, a.why)
+end
+eq(#checked.photos, 1)
+eq(checked.photos[1].id, fine)
+local cd = checked:diff()
+has(cd, "photo " .. mine_all[3] .. ": not changed: geo: latitude 95 is outside -90..90")
+has(cd, "; 5 refused")
+local s3 = checked:apply()
+eq(s3.done, 1)
+eq(s3.failed, 5)
+for id, w in pairs(was) do
+  local p = info(id)
+  eq(flickr.text(p.title), w.title, "title of refused " .. id)
+  eq(p.dates.taken, w.taken, "date taken of refused " .. id)
+  eq(p.license, w.license, "licence of refused " .. id)
+  ok(not p.location or p.location.latitude ~= "95", "location of refused " .. id)
+end
+ok(flickr.text(info(fine).title):find("^fine: "), "the other photo written")
+for _, p in ipairs(flickr.jobs._photos(checked.job)) do
+  if asks[p.id] then
+    eq(p.status, "failed")
+    has(p.detail, "refused at plan time, never sent")
+  end
+end
+
 -- A rule that raises: the plan fails with its error, nothing planned.
 local err = check.raises(flickr.edit.plan, { query = { tags = "brume" }, rule = function() error({ mine = true }) end })
 ok(type(err) == "table" and err.mine, "the rule's own error value")

@@ -15,6 +15,9 @@ public struct EditPlanner: Sendable {
     public var concurrency = 4
     /// The library on disk, refreshed first; nil plans from Flickr alone.
     public var source: (any EditSource)?
+    /// The licence ids Flickr offers, when read (``licenses(client:)``): a licence a ``Custom``
+    /// asks for that is not among them is refused for that photo. Nil: not checked.
+    public var licenses: Set<Int>?
 
     public init(client: FlickrClient, store: JobStore) {
         self.client = client
@@ -34,8 +37,11 @@ public struct EditPlanner: Sendable {
         public var warnings: [String] = []
     }
 
-    /// A per-photo rewrite run after the options (`--lua`): the pre-image and the template
-    /// fields in, the groups to change out (nil: unchanged).
+    /// A per-photo rewrite run after the options (`--lua`, a Lua `rule`): the pre-image and the
+    /// template fields in, the groups to change out (nil: unchanged). Its values are checked as
+    /// the options' are (``EditValue/refusal(on:licenses:now:)``); one Flickr would refuse
+    /// refuses that photo, with the reason, and so does an ``EditRefusal`` it throws. Any other
+    /// error stops the plan, nothing stored.
     public typealias Custom = @Sendable (PhotoMetadata, [String: String]) async throws -> [EditValue]?
 
     /// Plans `spec` over the photos `find` (the library's filter keys) or `query` (Flickr's
@@ -93,8 +99,20 @@ public struct EditPlanner: Sendable {
                 changes.append(EditChange(pre: pre, targets: []))
                 continue
             }
-            if let custom, let more = try await custom(pre, fields) {
-                for value in more {
+            if let custom {
+                let more: [EditValue]?
+                do { more = try await custom(pre, fields) } catch let refusal as EditRefusal {
+                    refused.append((id, refusal))
+                    changes.append(EditChange(pre: pre, targets: []))
+                    continue
+                }
+                let asked = (more ?? []).filter { !pre.value($0.field).matches($0) }
+                if let refusal = asked.lazy.compactMap({ $0.refusal(on: pre, licenses: licenses) }).first {
+                    refused.append((id, refusal))
+                    changes.append(EditChange(pre: pre, targets: []))
+                    continue
+                }
+                for value in more ?? [] {
                     targets.removeAll { $0.field == value.field }
                     if !pre.value(value.field).matches(value) { targets.append(value) }
                 }

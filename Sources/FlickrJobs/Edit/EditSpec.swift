@@ -83,12 +83,13 @@ public struct EditSpec: Sendable, Hashable, Codable {
         }
         if isEmpty { throw EditSpecError("no change asked for: give at least one of --title, --description, --privacy, --license, "
                                          + "--safety, --content-type, --shift-taken, --set-taken, --geo, --clear-geo, --add-to-set, "
-                                         + "--remove-from-set, --rename, --add, --remove") }
+                                         + "--remove-from-set, --rename, --add, --remove, --lua") }
     }
 
     /// The groups a photo's plan changes, or why Flickr would refuse the change for this photo
-    /// (a date taken shifted before 1900 or into the future). `fields` are the photo's fields
-    /// for the templates (`flickr find`'s names). Groups already holding their target are left out.
+    /// (a date taken shifted before 1900 or into the future, more than 75 tags: ``EditValue/refusal(on:licenses:now:)``).
+    /// `fields` are the photo's fields for the templates (`flickr find`'s names). Groups already
+    /// holding their target are left out.
     public func targets(for pre: PhotoMetadata, fields: [String: String], now: Date = Date()) -> Result<[EditValue], EditRefusal> {
         var out: [EditValue] = []
         if title != nil || description != nil {
@@ -98,10 +99,8 @@ public struct EditSpec: Sendable, Hashable, Codable {
             guard let shifted = TakenDate.shifted(pre.dateTaken, by: shiftTaken) else {
                 return .failure(EditRefusal(field: .dates, reason: "its date taken '\(pre.dateTaken)' cannot be read"))
             }
-            if let why = TakenDate.refusal(shifted, now: now) { return .failure(EditRefusal(field: .dates, reason: why)) }
             out.append(.dates(taken: shifted, granularity: pre.takenGranularity))
         } else if let setTaken {
-            if let why = TakenDate.refusal(setTaken, now: now) { return .failure(EditRefusal(field: .dates, reason: why)) }
             out.append(.dates(taken: setTaken, granularity: setTakenGranularity ?? 0))
         }
         if let privacy { out.append(.perms(privacy)) }
@@ -113,14 +112,49 @@ public struct EditSpec: Sendable, Hashable, Codable {
             guard let sets = pre.sets else { return .failure(EditRefusal(field: .sets, reason: "its sets were not read")) }
             out.append(.sets(Set(sets).union(addToSets).subtracting(removeFromSets)))
         }
-        if !tagRules.isEmpty {
-            let target = RetagRule.apply(tagRules, to: pre.ownerTags)
-            if target.count + (pre.tags.count - pre.ownerTags.count) > 75 {
-                return .failure(EditRefusal(field: .tags, reason: "would carry more than 75 tags"))
+        if !tagRules.isEmpty { out.append(.tags(RetagRule.apply(tagRules, to: pre.ownerTags))) }
+        let changed = out.filter { !pre.value($0.field).matches($0) }
+        if let refusal = changed.lazy.compactMap({ $0.refusal(on: pre, now: now) }).first { return .failure(refusal) }
+        return .success(changed)
+    }
+}
+
+extension EditValue {
+    /// Why Flickr would refuse to write this value on the photo `pre`, or nil: a date taken
+    /// before 1900 or in the future or a granularity Flickr does not have, a location out of
+    /// range, a safety level or content type other than 1–3 (or none), a licence not among
+    /// `licenses` (when they are known), more than 75 tags. The planner asks it of every value
+    /// it plans, the options' and a rule's alike.
+    public func refusal(on pre: PhotoMetadata, licenses: Set<Int>? = nil, now: Date = Date()) -> EditRefusal? {
+        func no(_ why: String) -> EditRefusal { EditRefusal(field: field, reason: why) }
+        func number(_ d: Double) -> String { d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d) }
+        switch self {
+        case .meta, .perms, .sets:
+            return nil
+        case .dates(let taken, let granularity):
+            if let why = TakenDate.refusal(taken, now: now) { return no(why) }
+            if ![0, 4, 6, 8].contains(granularity) { return no("granularity \(granularity) is not one of 0, 4, 6, 8") }
+            return nil
+        case .license(let id):
+            if let licenses, !licenses.contains(id) {
+                return no("there is no licence \(id) (Flickr's are \(licenses.sorted().map(String.init).joined(separator: ", ")))")
             }
-            out.append(.tags(target))
+            return nil
+        case .safety(let level):
+            return (1...3).contains(level) ? nil : no("safety level \(level) is not 1 (safe), 2 (moderate) or 3 (restricted)")
+        case .contentType(let type):
+            guard let type else { return no("no content type to write") }
+            return (1...3).contains(type) ? nil : no("content type \(type) is not 1 (photo), 2 (screenshot) or 3 (other)")
+        case .geo(let point):
+            guard let g = point else { return nil }
+            if !(-90...90).contains(g.latitude) { return no("latitude \(number(g.latitude)) is outside -90..90") }
+            if !(-180...180).contains(g.longitude) { return no("longitude \(number(g.longitude)) is outside -180..180") }
+            if !(1...16).contains(g.accuracy) { return no("accuracy \(g.accuracy) is not from 1 (world) to 16 (street)") }
+            return nil
+        case .tags(let tags):
+            let others = pre.tags.count - pre.ownerTags.count
+            return tags.count + others > 75 ? no("would carry \(tags.count + others) tags; Flickr allows 75") : nil
         }
-        return .success(out.filter { !pre.value($0.field).matches($0) })
     }
 }
 
@@ -128,5 +162,6 @@ public struct EditSpec: Sendable, Hashable, Codable {
 public struct EditRefusal: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     public var field: EditField
     public var reason: String
+    public init(field: EditField, reason: String) { (self.field, self.reason) = (field, reason) }
     public var description: String { "\(field.rawValue): \(reason)" }
 }

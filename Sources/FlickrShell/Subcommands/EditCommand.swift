@@ -2,6 +2,7 @@ import FlickrAPI
 import FlickrCommandLine
 import FlickrJobs
 import FlickrLibrary
+import FlickrLua
 import FlickrProtocol
 import Foundation
 import Synchronization
@@ -41,6 +42,8 @@ enum EditCommand {
         var addSets: [String] = []
         var removeSets: [String] = []
         var createSet = false
+        /// `--lua FILE`: a chunk returning `function(photo) return { title = …, … } end`.
+        var luaFile: String?
         /// The options as given, kept with the job.
         var rules: [String] = []
         var warnings: [String] = []
@@ -93,7 +96,8 @@ enum EditCommand {
                 case "out": p.out = value
                 case "json": p.json = true
                 case "lua":
-                    throw Invocation.UsageError(message: "--lua: not yet in flickr edit; use flickr.edit.plan{ rule = function(photo) … end } in a script")
+                    guard FileManager.default.isReadableFile(atPath: value) else { throw Invocation.UsageError(message: "--lua: cannot read \(value)") }
+                    p.luaFile = value
                 default: break
                 }
             }
@@ -104,7 +108,8 @@ enum EditCommand {
             checked.addToSets = p.addSets
             checked.removeFromSets = p.removeSets
             if p.license != nil { checked.license = 0 }
-            try checked.check()
+            // A --lua rule alone is a change (what it returns is checked per photo).
+            if p.luaFile == nil || !checked.isEmpty { try checked.check() }
         } catch let error as EditSpecError {
             throw Invocation.UsageError(message: error.message)
         } catch let error as Invocation.UsageError {
@@ -122,24 +127,35 @@ enum EditCommand {
         defer { opened.close() }
         let client = opened.session.client
         let result: EditPlanner.Result
-        var licenseNames: [Int: String] = [:]
-        var setTitles: [String: String] = [:]
+        var names = EditReport.Names()
         var setSizes: [String: Int] = [:]
+        var rule: FlickrLuaSession.EditRule?
         do {
             // Licences and sets by name need Flickr's lists (one call each); refused before any write.
-            if let given = p.license {
-                let licenses = try await EditPlanner.licenses(client: client)
-                p.spec.license = try EditSpec.license(given, among: licenses)
-                for l in licenses { licenseNames[l.id] = l.name }
+            let given = p.spec
+            var licenses: [(id: Int, name: String)]?
+            var sets: [(id: String, title: String, size: Int)]?
+            if let name = p.license {
+                let list = try await EditPlanner.licenses(client: client)
+                p.spec.license = try EditSpec.license(name, among: list)
+                for l in list { names.licenses[l.id] = l.name }
+                licenses = list
             }
             if !p.addSets.isEmpty || !p.removeSets.isEmpty {
-                let sets = try await EditPlanner.sets(client: client)
-                for s in sets { (setTitles[s.id], setSizes[s.id]) = (s.title, s.size) }
-                p.spec.addToSets = try p.addSets.map { try EditPlanner.resolveSet($0, among: sets, create: p.createSet, option: "--add-to-set") }
-                p.spec.removeFromSets = try p.removeSets.map { try EditPlanner.resolveSet($0, among: sets, create: false, option: "--remove-from-set") }
+                let list = try await EditPlanner.sets(client: client)
+                for s in list { (names.sets[s.id], setSizes[s.id]) = (s.title, s.size) }
+                p.spec.addToSets = try p.addSets.map { try EditPlanner.resolveSet($0, among: list, create: p.createSet, option: "--add-to-set") }
+                p.spec.removeFromSets = try p.removeSets.map { try EditPlanner.resolveSet($0, among: list, create: false, option: "--remove-from-set") }
                 try p.spec.check()
+                sets = list
+            }
+            // --lua: flickr.edit.plan's rule runner over the options, in this command's Lua.
+            if let file = p.luaFile {
+                rule = try await opened.session.editRule(file: file, changes: given, license: p.license, addSets: p.addSets, removeSets: p.removeSets,
+                                                         createSet: p.createSet, licenses: licenses, sets: sets)
             }
             var planner = EditPlanner(client: client, store: store)
+            planner.licenses = licenses.map { Set($0.map(\.id)) }
             var libraryLock: RunnerLock?
             if let source = LibraryEditSource.synced(for: client, environment: env) {
                 do {
@@ -151,7 +167,9 @@ enum EditCommand {
                 }
             }
             defer { withExtendedLifetime(libraryLock) {} }
-            result = try await planner.plan(p.spec, query: p.query, find: p.find, rules: p.rules)
+            result = try await planner.plan(p.spec, query: p.query, find: p.find, rules: p.rules, custom: rule?.custom)
+            // The licences and sets the rule named, for the diff.
+            if let rule { names = await rule.names() }
         } catch let error as EditSpecError {
             FileHandleOutput.standardError("flickr edit plan: \(error.message)\n")
             return 2
@@ -165,12 +183,11 @@ enum EditCommand {
                 change.targets.contains { if case .sets(let s) = $0 { return !s.contains(set) } else { return false } } && (change.pre.sets ?? []).contains(set)
             }.count
             if let size = setSizes[set], leaving >= size, size > 0 {
-                FileHandleOutput.standardError("flickr edit plan: warning: every photo of set \(set) (\(setTitles[set] ?? "")) leaves it: Flickr deletes "
+                FileHandleOutput.standardError("flickr edit plan: warning: every photo of set \(set) (\(names.sets[set] ?? "")) leaves it: Flickr deletes "
                                                + "a set when its last photo leaves it, and an undo cannot bring it back\n")
             }
         }
-        let names = Names(licenses: licenseNames, sets: setTitles)
-        let document = try planJSON(result, store: store, names: names)
+        let document = try EditReport.planJSON(result, database: store.path, names: names)
         if let out = p.out {
             do { try Data((document + "\n").utf8).write(to: URL(fileURLWithPath: out)) } catch {
                 FileHandleOutput.standardError("flickr edit plan: cannot write \(out): \(error.localizedDescription)\n")
@@ -180,95 +197,10 @@ enum EditCommand {
         if p.json {
             print(document)
         } else {
-            print(diff(result, budget: RetagCommand.budget(opened), names: names))
+            print(EditReport.diff(result, budget: RetagCommand.budget(opened), names: names))
             if !result.changes.isEmpty { print("apply it with: flickr edit apply \(result.job)") }
         }
         return result.changes.isEmpty && result.refused.isEmpty ? 0 : 1
-    }
-
-    /// Names to show beside ids in a diff.
-    struct Names {
-        var licenses: [Int: String] = [:]
-        var sets: [String: String] = [:]
-
-        func license(_ id: Int) -> String { licenses[id].map { "\(id) (\($0))" } ?? String(id) }
-        func set(_ id: String) -> String {
-            if id.hasPrefix("new:") { return "\"\(id.dropFirst(4))\" (created by apply)" }
-            return sets[id].map { "\(id) (\($0))" } ?? id
-        }
-    }
-
-    /// One group's change as diff lines: `title: "IMG_0042" → "2019-07-02 Reykjavík"`.
-    static func lines(_ from: EditValue, _ to: EditValue, names: Names) -> [String] {
-        func q(_ s: String) -> String { JSONValue.quote(s) }
-        switch (from, to) {
-        case let (.meta(t0, d0), .meta(t1, d1)):
-            return (t0 == t1 ? [] : ["title: \(q(t0)) → \(q(t1))"]) + (d0 == d1 ? [] : ["description: \(q(d0)) → \(q(d1))"])
-        case let (.dates(a, g0), .dates(b, g1)):
-            return ["date_taken: \(q(a)) → \(q(b))" + (g0 == g1 ? "" : " (granularity \(g0) → \(g1))")]
-        case let (.perms(a), .perms(b)): return ["privacy: \(a) → \(b)"]
-        case let (.license(a), .license(b)): return ["license: \(names.license(a)) → \(names.license(b))"]
-        case let (.sets(a), .sets(b)):
-            return b.subtracting(a).sorted().map { "sets: + \(names.set($0))" } + a.subtracting(b).sorted().map { "sets: - \(names.set($0))" }
-        case let (.tags(a), .tags(b)):
-            return a.filter { !b.contains($0) }.map { "tags: - \($0)" } + b.filter { !a.contains($0) }.map { "tags: + \($0)" }
-        default:
-            return ["\(to.field.rawValue): \(from) → \(to)"]
-        }
-    }
-
-    /// The per-photo, per-field diff and the summary.
-    static func diff(_ r: EditPlanner.Result, budget: CallBudget?, names: Names) -> String {
-        var out: [String] = []
-        for change in r.changes {
-            out.append("photo \(change.pre.photoID)")
-            for target in change.targets { out += lines(change.pre.value(target.field), target, names: names).map { "  " + $0 } }
-        }
-        for (photo, refusal) in r.refused { out.append("photo \(photo): not changed: \(refusal)") }
-        for (photo, reason) in r.conflicts { out.append("photo \(photo): conflict, left as it is: \(reason)") }
-        out.append("")
-        out += summary(r, budget: budget)
-        return out.joined(separator: "\n")
-    }
-
-    /// What the job changes, field by field, and what that costs.
-    static func summary(_ r: EditPlanner.Result, budget: CallBudget?) -> [String] {
-        var perField: [EditField: Int] = [:]
-        for change in r.changes { for field in change.fields { perField[field, default: 0] += 1 } }
-        let fields = EditField.allCases.compactMap { f in perField[f].map { "\(f.rawValue) \($0)" } }
-        let calls = applyCalls(r.changes)
-        let pace = budget.map { b in
-            "ETA at \(b.calls.formatted()) calls per \(Int(b.seconds).formatted()) s: \(RetagCommand.duration(Double(calls) * b.seconds / Double(b.calls)))"
-        } ?? "no call budget applies to this endpoint"
-        return ["job \(r.job): \(r.changes.count) photo\(r.changes.count == 1 ? "" : "s") to change of \(r.enumerated) looked at"
-                + (fields.isEmpty ? "" : "; changes per field: " + fields.joined(separator: ", "))
-                + (r.refused.isEmpty ? "" : "; \(r.refused.count) refused")
-                + (r.conflicts.isEmpty ? "" : "; \(r.conflicts.count) conflict\(r.conflicts.count == 1 ? "" : "s") (changed since the job; --force to undo them anyway)"),
-                "apply will cost about \(calls) call\(calls == 1 ? "" : "s") (\(pace)); the plan took \(r.calls) call\(r.calls == 1 ? "" : "s")"]
-    }
-
-    /// Calls an apply makes: one per group per photo (per set joined or left), and one
-    /// `recentlyUpdated` per 500 photos for the conflict check.
-    static func applyCalls(_ changes: [EditChange]) -> Int {
-        changes.reduce(0) { $0 + $1.calls } + max(1, (changes.count + 499) / 500)
-    }
-
-    /// The plan as JSON (`--json`, `--out`).
-    static func planJSON(_ r: EditPlanner.Result, store: JobStore, names: Names) throws -> String {
-        let photos: [[String: Any]] = r.changes.map { change in
-            ["id": change.pre.photoID, "lastupdate": change.pre.lastUpdate,
-             "changes": change.targets.map { target -> [String: Any] in
-                 ["field": target.field.rawValue, "from": change.pre.value(target.field).description, "to": target.description,
-                  "diff": lines(change.pre.value(target.field), target, names: names)]
-             }]
-        }
-        let object: [String: Any] = [
-            "job": r.job, "database": store.path, "enumerated": r.enumerated, "photos": photos,
-            "refused": r.refused.map { ["id": $0.photo, "field": $0.refusal.field.rawValue, "reason": $0.refusal.reason] },
-            "apply_calls": applyCalls(r.changes), "plan_calls": r.calls,
-        ]
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
     }
 
     // MARK: apply, resume, undo
@@ -347,8 +279,8 @@ enum EditCommand {
             print("nothing to undo: every field \(job.id) changed has its value from before it")
             return 0
         }
-        print(parsed.has("diff") ? diff(planned, budget: RetagCommand.budget(opened), names: Names())
-                                 : (summary(planned, budget: RetagCommand.budget(opened)) + ["(the per-photo diff: --diff)"]).joined(separator: "\n"))
+        print(parsed.has("diff") ? EditReport.diff(planned, budget: RetagCommand.budget(opened), names: EditReport.Names())
+                                 : (EditReport.summary(planned, budget: RetagCommand.budget(opened)) + ["(the per-photo diff: --diff)"]).joined(separator: "\n"))
         guard try RetagCommand.confirm("Undo job \(job.id) on \(planned.changes.count) photo\(planned.changes.count == 1 ? "" : "s")?", parsed) else { return 1 }
         return try await execute(planned.job, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage, env: env)
     }
