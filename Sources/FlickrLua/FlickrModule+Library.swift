@@ -46,7 +46,10 @@ extension FlickrModule {
             filter.limit = nil
             let state = call.state
             // The field names once on the stack, copied for each photo (no string interned 27
-            // times a photo).
+            // times a photo): more than the 20 slots Lua promises a C function.
+            guard state.ensureStack(Int32(LibraryRecord.fieldNames.count) + 8) else {
+                throw FlickrError.usage("library.photos: no room on the Lua stack", method: "library.photos")
+            }
             state.newTable(array: Int32(size))
             let page = state.top
             for name in LibraryRecord.fieldNames { state.push(name) }
