@@ -83,6 +83,24 @@ struct EditUnitTests {
         #expect(throws: EditSpecError.self) { try EditSpec.license("gpl", among: list) }
     }
 
+    @Test("Licences by Flickr's newer names (CC BY-SA 4.0 …) from a recorded answer: short forms match, the newest version when several do")
+    func newerLicenceNames() throws {
+        let file = try #require(try Fixtures.files(in: "real/flickr-foundation-cassettes", suffix: "flickr.photos.licenses.getInfo.200.xml").first)
+        let tree = try FlickrXML.parse(try Fixtures.data(file), rule: .pluralOnly)
+        let list = (tree["licenses"]?["license"]?.array ?? []).compactMap { l -> (id: Int, name: String)? in
+            guard let id = l["id"]?.int, let name = l["name"]?.string else { return nil }
+            return (id, name)
+        }
+        try #require(list.count >= 17)
+        #expect(try EditSpec.license("CC BY-SA 2.0", among: list) == 5)
+        #expect(try EditSpec.license("by-sa", among: list) == 12)
+        #expect(try EditSpec.license("cc-by-nc-nd", among: list) == 16)
+        #expect(try EditSpec.license("cc0", among: list) == 9)
+        #expect(try EditSpec.license("public domain mark", among: list) == 10)
+        #expect(try EditSpec.license("all rights reserved", among: list) == 0)
+        #expect(throws: EditSpecError.self) { try EditSpec.license("nc", among: list) }
+    }
+
     @Test("A photo's targets: templates, a shift keeping the granularity, sets and tags; unchanged groups left out; a shift before 1900 refused for that photo")
     func targets() throws {
         var spec = EditSpec()

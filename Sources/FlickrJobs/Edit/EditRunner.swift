@@ -71,7 +71,8 @@ public struct EditRunner: Sendable {
                       conflicts: photos.filter { $0.status == .conflict }.count)
         let pending = photos.filter { $0.status == .planned || $0.status == .writing || ($0.status == .failed && $0.intent != nil) }
         let tags = RetagRunner(client: client, store: store)
-        var changedElsewhere = try await tags.recentlyUpdated(since: header.planTime, link: link, calls: &calls)
+        var changedElsewhere = ChangeWatch(planTime: header.planTime)
+        try await changedElsewhere.look(using: tags, link: link, calls: &calls)
         try store.count(calls: calls, job: job)
         var callsLeft = pending.reduce(0) { $0 + $1.change.calls }
         var stopped = false
@@ -80,9 +81,9 @@ public struct EditRunner: Sendable {
                 stopped = true
                 break
             }
-            if n > 0, n % 500 == 0 {
+            if n > 0, n % ChangeWatch.interval == 0 {
                 var reads = 0
-                changedElsewhere = try await tags.recentlyUpdated(since: header.planTime, link: link, calls: &reads)
+                try await changedElsewhere.look(using: tags, link: link, calls: &reads)
                 calls += reads
                 try store.count(calls: reads, job: job)
             }

@@ -65,11 +65,23 @@ public struct EditSpec: Sendable, Hashable, Codable {
                      "pdm": "publicdomainmark"]
         let words = given.lowercased().split(whereSeparator: { $0 == "-" || $0 == " " || $0 == "_" }).map(String.init)
             .filter { $0 != "cc" }
-        let wanted = key(words.map { short[$0] ?? $0 }.joined())
+        // Two spellings of what was asked: the short forms expanded (Flickr's older names,
+        // "Attribution-ShareAlike License") and as written (its newer ones, "CC BY-SA 4.0").
+        let wanted = [key(words.map { short[$0] ?? $0 }.joined()), key(words.joined())].filter { !$0.isEmpty }
         guard !wanted.isEmpty else { throw EditSpecError("--license: give a licence id or name (\(list))") }
-        if let exact = licenses.first(where: { key($0.name) == wanted }) { return exact.id }
-        let hits = licenses.filter { key($0.name).contains(wanted) }
+        func plain(_ name: String) -> String { let k = key(name); return k.hasPrefix("cc") ? String(k.dropFirst(2)) : k }
+        if let exact = licenses.first(where: { l in wanted.contains { $0 == key(l.name) || $0 == plain(l.name) } }) { return exact.id }
+        let hits = licenses.filter { l in wanted.contains { key(l.name).contains($0) } }
         if hits.count == 1 { return hits[0].id }
+        // The same licence in several versions (CC BY-SA 2.0 and 4.0): the newest is meant.
+        func version(_ name: String) -> (base: String, number: Double) {
+            let words = name.split(separator: " ")
+            guard let last = words.last, let number = Double(last) else { return (key(name), 0) }
+            return (key(words.dropLast().joined(separator: " ")), number)
+        }
+        if hits.count > 1, Set(hits.map { version($0.name).base }).count == 1, let newest = hits.max(by: { version($0.name).number < version($1.name).number }) {
+            return newest.id
+        }
         throw EditSpecError(hits.isEmpty ? "--license: no licence is called '\(given)' (\(list))"
                             : "--license: '\(given)' could be \(hits.map { "\($0.id) \($0.name)" }.joined(separator: " or ")); give its id")
     }

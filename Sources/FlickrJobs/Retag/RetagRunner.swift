@@ -102,7 +102,8 @@ public struct RetagRunner: Sendable {
         var counts = (done: photos.filter { $0.status == .done }.count, failed: 0, conflicts: photos.filter { $0.status == .conflict }.count)
         let pending = photos.filter { $0.status == .planned || $0.status == .writing || ($0.status == .failed && $0.intent != nil) }
         counts.failed = photos.filter { $0.status == .failed && $0.intent == nil }.count
-        var changedElsewhere = try await recentlyUpdated(since: header.planTime, link: link, calls: &calls)
+        var changedElsewhere = ChangeWatch(planTime: header.planTime)
+        try await changedElsewhere.look(using: self, link: link, calls: &calls)
         try store.count(calls: calls, job: job)
         // Calls still planned after each photo (for the ETA): its write, and a read where the
         // photo must be looked at first.
@@ -120,9 +121,9 @@ public struct RetagRunner: Sendable {
                 stopped = true
                 break
             }
-            if n > 0, n % 500 == 0 {
+            if n > 0, n % ChangeWatch.interval == 0 {
                 var reads = 0
-                changedElsewhere = try await recentlyUpdated(since: header.planTime, link: link, calls: &reads)
+                try await changedElsewhere.look(using: self, link: link, calls: &reads)
                 calls += reads
                 try store.count(calls: reads, job: job)
             }

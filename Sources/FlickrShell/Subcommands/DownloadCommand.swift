@@ -54,7 +54,9 @@ enum DownloadCommand {
 
         // What to fetch: (id, the photo's listing entry when there is one).
         var photos: [(id: String, photo: FlickrNode?)] = words.isEmpty || search ? [] : words.map { ($0, nil) }
-        let extras = size.map { [$0.extrasKey, "url_o"] } ?? PhotoSize.largestFirst.map(\.extrasKey)
+        // `media` too: a video's url_o is its still, so its entry sends the download to getSizes
+        // for the video itself (PhotoSource.fromExtras).
+        let extras = (size.map { [$0.extrasKey, "url_o"] } ?? PhotoSize.largestFirst.map(\.extrasKey)) + ["media"]
         if let set {
             photos = try await listing("flickr.photosets.getPhotos", [("photoset_id", set)], key: "photoset",
                                        extras: extras, client: client)

@@ -65,7 +65,7 @@ struct LibraryWorld {
             photos.append(SeedPhoto(
                 id: id, title: "\(Self.words.randomElement(using: &random)!) \(i)", description: i % 7 == 0 ? "Seen from the \(Self.words.randomElement(using: &random)!.lowercased())" : "",
                 tags: tags, isPublic: privacy == 0 || privacy == 1 ? 1 : 0, isFriend: privacy == 2 || privacy == 4 ? 1 : 0,
-                isFamily: privacy == 3 || privacy == 4 ? 1 : 0, license: Int.random(in: 0...10, using: &random), posted: posted,
+                isFamily: privacy == 3 || privacy == 4 ? 1 : 0, license: Int.random(in: 0...8, using: &random), posted: posted,
                 taken: f.string(from: takenDate), views: Int.random(in: 0...5000, using: &random),
                 media: Int.random(in: 0..<20, using: &random) == 0 ? "video" : "photo",
                 latitude: geo ? Double(Int.random(in: -80_000...80_000, using: &random)) / 1000 : nil,
