@@ -260,21 +260,29 @@ struct LibrarySyncTests {
             let store = try Self.store(env)
             _ = try await Self.sync(alice, store, log: log)
             let set = world.sets[1]
-            var sameSecond = 0
-            for round in 0..<6 {
+            var sameSecond = 0, fastRounds = 0
+            for round in 0..<8 {
+                // Each round starts at the top of a second (the clock under test counts whole
+                // seconds), so that a loaded machine still fits the two changes into one.
+                let now = Date().timeIntervalSince1970
+                try await Task.sleep(for: .milliseconds(Int64((now.rounded(.up) - now) * 1000) + 2))
                 // Two orders of the same members: counts stay, only date_update could tell.
-                let first = Int(Date().timeIntervalSince1970)
+                let roundStart = Date()
+                let first = Int(roundStart.timeIntervalSince1970)
                 _ = try await alice.call("flickr.photosets.reorderPhotos", ["photoset_id": set.id, "photo_ids": set.photos.reversed().joined(separator: ",")])
                 _ = try await Self.sync(alice, store, log: log)
                 _ = try await alice.call("flickr.photosets.reorderPhotos", ["photoset_id": set.id, "photo_ids": set.photos.joined(separator: ",")])
                 if Int(Date().timeIntervalSince1970) == first { sameSecond += 1 }
+                if Date().timeIntervalSince(roundStart) < 0.8 { fastRounds += 1 }
                 _ = try await Self.sync(alice, store, log: log)
                 #expect(try store.sets().first { $0.id == set.id }?.members == set.photos, "round \(round)")
                 let differences = try LibraryWorld.differences(store, server)
                 #expect(differences.isEmpty, "round \(round): \(differences.prefix(5))")
             }
-            // The race was met (an in-process round takes milliseconds).
-            #expect(sameSecond >= 1, "no round had both changes in one second")
+            // The race was met whenever rounds were quick enough to meet it (an in-process round
+            // takes milliseconds; on a loaded machine each may take longer than the second it
+            // races, and then only the exactness above is shown).
+            if fastRounds >= 3 { #expect(sameSecond >= 1, "no round had both changes in one second (\(fastRounds) quick rounds)") }
         }
     }
 }
