@@ -100,7 +100,8 @@ struct LibraryCommandTests {
                 kill(run.process.processIdentifier, SIGKILL)
                 let status = await run.wait(timeout: 30)
                 if wasRunning && run.process.terminationReason == .uncaughtSignal { killed += 1 }
-                #expect(status != 0 || !wasRunning, "round \(round): \(run.stderr)")
+                // Killed, or finished just before the kill arrived: a sync that failed by itself is the fault.
+                #expect(run.process.terminationReason == .uncaughtSignal || status == 0, "round \(round): \(String(describing: status)) \(run.stderr)")
 
                 let rerun = try await Self.flickr(["sync", "--json"] + (deep ? ["--deep"] : []), env)
                 try #require(rerun.status == 0, "round \(round): \(rerun.stdout) \(rerun.stderr)")
