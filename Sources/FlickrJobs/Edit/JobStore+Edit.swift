@@ -20,25 +20,10 @@ extension JobStore {
         return try self.header(parent).kind == "edit"
     }
 
-    /// Stores a planned edit job and its photos in one transaction (``create(_:)`` with
-    /// ``EditChange``s in the journal's `change` column).
+    /// Stores a planned edit job and its photos in one transaction (``EditChange``s in the
+    /// journal's `change` column).
     func createEdit(_ job: NewJob, changes: [EditChange]) throws(JobError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        try write { db in
-            let now = Date().timeIntervalSince1970
-            try db.execute(sql: """
-                INSERT INTO job (id, kind, parent, state, created, updated, owner, endpoint, rules, query, plan_time, enumerated, calls)
-                VALUES (?, ?, ?, 'planned', ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [job.id, job.kind, job.parent, now, now, job.owner, job.endpoint,
-                                 String(decoding: try encoder.encode(job.rules), as: UTF8.self),
-                                 String(decoding: try encoder.encode(job.query), as: UTF8.self),
-                                 job.planTime, job.enumerated, job.calls])
-            let insert = try db.cachedStatement(sql: "INSERT INTO photo (job, photo, seq, change, status) VALUES (?, ?, ?, ?, 'planned')")
-            for (seq, change) in changes.enumerated() {
-                try insert.execute(arguments: [job.id, change.pre.photoID, seq, String(decoding: try encoder.encode(change), as: UTF8.self)])
-            }
-        }
+        try create(job, changes: changes) { $0.pre.photoID }
     }
 
     /// The photos of an edit job in plan order.

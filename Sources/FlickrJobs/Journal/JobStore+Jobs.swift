@@ -70,6 +70,12 @@ extension JobStore {
 
     /// Stores a planned job and its photos in one transaction.
     func create(_ job: NewJob) throws(JobError) {
+        try create(job, changes: job.changes) { $0.pre.photoID }
+    }
+
+    /// Stores a planned job and its photos' changes (a retag's ``PhotoChange``s or an edit's
+    /// ``EditChange``s, as JSON in the journal's `change` column) in one transaction.
+    func create<Change: Encodable>(_ job: NewJob, changes: [Change], photo: (Change) -> String) throws(JobError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try write { db in
@@ -82,8 +88,8 @@ extension JobStore {
                                  String(decoding: try encoder.encode(job.query), as: UTF8.self),
                                  job.planTime, job.enumerated, job.calls])
             let insert = try db.cachedStatement(sql: "INSERT INTO photo (job, photo, seq, change, status) VALUES (?, ?, ?, ?, 'planned')")
-            for (seq, change) in job.changes.enumerated() {
-                try insert.execute(arguments: [job.id, change.pre.photoID, seq, String(decoding: try encoder.encode(change), as: UTF8.self)])
+            for (seq, change) in changes.enumerated() {
+                try insert.execute(arguments: [job.id, photo(change), seq, String(decoding: try encoder.encode(change), as: UTF8.self)])
             }
         }
     }
