@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "FlickrAPI", targets: ["FlickrAPI"]),
+        .library(name: "FlickrAPITesting", targets: ["FlickrAPITesting"]),
         .library(name: "FlickrProtocol", targets: ["FlickrProtocol"]),
         .library(name: "FlickrSandbox", targets: ["FlickrSandbox"]),
         .library(name: "LuaKit", targets: ["LuaKit"]),
@@ -72,6 +73,15 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Tests of code that uses FlickrAPI without Flickr: cassettes recorded and replayed
+        // (docs/CASSETTES.md), and a transport that serves the in-process sandbox.
+        .target(
+            name: "FlickrAPITesting",
+            dependencies: [
+                "FlickrAPI", "FlickrProtocol", "FlickrSandbox",
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The emulator.
@@ -161,7 +171,7 @@ let package = Package(
         .target(
             name: "FlickrShell",
             dependencies: [
-                "FlickrCommandLine", "FlickrLua", "FlickrLuaSandbox", "FlickrSandbox", "LuaKit", "FlickrAPI", "FlickrProtocol", "FlickrJobs", "FlickrLibrary", "CReadlineShim",
+                "FlickrCommandLine", "FlickrLua", "FlickrLuaSandbox", "FlickrSandbox", "LuaKit", "FlickrAPI", "FlickrAPITesting", "FlickrProtocol", "FlickrJobs", "FlickrLibrary", "CReadlineShim",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -230,7 +240,7 @@ let package = Package(
         .testTarget(
             name: "FlickrAPIIntegrationTests",
             dependencies: [
-                "FlickrAPI", "FlickrProtocol", "FlickrSandbox", "FlickrTestSupport",
+                "FlickrAPI", "FlickrAPITesting", "FlickrProtocol", "FlickrSandbox", "FlickrTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -144,13 +144,15 @@ extension FlickrClient {
         let signed = OAuthSignature.sign(method: "GET", url: url, parameters: query + oauth.pairs,
                                          consumerSecret: ctx.sharedSecret, tokenSecret: tokenSecret)
         let all = oauth.pairs + [("oauth_signature", signed.signature)]
-        let spec = HTTPRequestSpec(method: .GET, url: url + (url.contains("?") ? "&" : "?") + FormEncoding.serialize(all),
+        var spec = HTTPRequestSpec(method: .GET, url: url + (url.contains("?") ? "&" : "?") + FormEncoding.serialize(all),
                                    timeout: ctx.requestTimeout,
                                    redactedSummary: "GET \(url) \(Redaction.redactForm(all))",
                                    signedBaseString: signed.baseString)
+        spec.endpoint = String(url.prefix { $0 != "?" })
+        spec.parameters = query + all
         return try await withRetries(method: service, isWrite: false) { () async throws(FlickrError) -> [String: String] in
             logger.trace("→ \(spec.redactedSummary)")
-            let result = try await transport.send(spec, method: service)
+            let result = try await send(spec, method: service)
             logger.trace("← \(result.status) \(service) \(result.body.count) bytes")
             if result.status == 401, var problem = ResponseClassifier.oauthProblem(result.body) {
                 problem.method = service

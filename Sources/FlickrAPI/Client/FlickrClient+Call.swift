@@ -154,7 +154,7 @@ extension FlickrClient {
         logger.trace("→ \(spec.redactedSummary)")
         let result: HTTPResult
         do {
-            result = try await transport.send(spec, method: method)
+            result = try await send(spec, method: method)
         } catch {
             logger.trace("✗ \(method): \(error.kind.rawValue): \(error.message)")
             throw error
@@ -227,6 +227,8 @@ extension FlickrClient {
             spec.body = .bytes(ByteBuffer(string: query))
         }
         spec.redactedSummary = Self.summary(verb: verb, url: url, signed: signed)
+        spec.endpoint = url
+        spec.parameters = signed.parameters
         return spec
     }
 

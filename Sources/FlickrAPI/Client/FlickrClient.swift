@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import FlickrProtocol
 import Foundation
 import Logging
+import NIOHTTP1
 import Synchronization
 
 /// The Flickr client: one context, one HTTP connection pool, one rate limiter.
@@ -18,18 +19,33 @@ public final class FlickrClient: Sendable {
     private let state: Mutex<FlickrContext>
     private let pacerBox = Mutex<(any CallPacer)?>(nil)
     let transport: HTTPTransport
+    /// Another transport than HTTP (recording, replay, a test double), or nil.
+    let customTransport: (any FlickrTransport)?
     let limiter: RateLimiter
     /// Where request/response traces go (level `.trace`; secrets are redacted before logging).
     public let logger: Logger
 
     /// Creates a client. `httpClient` defaults to one process-wide AsyncHTTPClient (keep-alive
-    /// pool shared by every FlickrClient).
-    public init(context: FlickrContext, httpClient: HTTPClient? = nil,
+    /// pool shared by every FlickrClient). `transport`, when given, carries every request
+    /// instead (``FlickrTransport``: a cassette's replay, a recorder, an in-process sandbox).
+    public init(context: FlickrContext, httpClient: HTTPClient? = nil, transport: (any FlickrTransport)? = nil,
                 logger: Logger = Logger(label: "flickr")) {
         state = Mutex(context)
-        transport = HTTPTransport(client: httpClient ?? HTTPTransport.sharedClient)
+        self.transport = HTTPTransport(client: httpClient ?? HTTPTransport.sharedClient)
+        customTransport = transport
         limiter = RateLimiter(policy: context.ratePolicy)
         self.logger = logger
+    }
+
+    /// Sends one prepared request through the custom transport when there is one, else over HTTP.
+    func send(_ spec: HTTPRequestSpec, method: String) async throws(FlickrError) -> HTTPResult {
+        guard let customTransport else { return try await transport.send(spec, method: method) }
+        let ctx = context
+        let secrets = [ctx.apiKey, ctx.sharedSecret, ctx.oauthToken ?? "", ctx.oauthTokenSecret ?? "", ctx.authToken ?? ""]
+        let response = try await customTransport.send(FlickrTransportRequest(spec: spec, service: method, secrets: secrets))
+        var headers = HTTPHeaders()
+        for (name, value) in response.headers { headers.add(name: name, value: value) }
+        return HTTPResult(status: response.status, headers: headers, body: response.body)
     }
 
     /// The current context.

@@ -65,6 +65,7 @@ extension FlickrClient {
                               progress: DownloadProgress?) async throws(FlickrError) -> DownloadOutcome {
         let method = "download"
         let partial = path + ".part"
+        if let customTransport { return try await downloadOnce(from: url, to: path, through: customTransport, progress: progress) }
         var request = HTTPClientRequest(url: url)
         request.method = .GET
         request.headers.replaceOrAdd(name: "User-Agent", value: "SwiftFlickr/0.1")
@@ -135,6 +136,47 @@ extension FlickrClient {
         } catch {
             throw HTTPTransport.map(error, method: method, timeout: timeout)
         }
+    }
+
+    /// One GET through a custom transport (``FlickrTransport``): the whole answer at once,
+    /// checked as over HTTP, written to the `.part` file and renamed.
+    private func downloadOnce(from url: String, to path: String, through custom: any FlickrTransport,
+                              progress: DownloadProgress?) async throws(FlickrError) -> DownloadOutcome {
+        let method = "download"
+        let partial = path + ".part"
+        let ctx = context
+        logger.trace("→ GET \(url)")
+        let request = FlickrTransportRequest(service: method, endpoint: url, timeout: ctx.uploadTimeout,
+                                             secrets: [ctx.apiKey, ctx.sharedSecret, ctx.oauthToken ?? "",
+                                                       ctx.oauthTokenSecret ?? "", ctx.authToken ?? ""])
+        let response = try await custom.send(request)
+        let excerpt = ResponseClassifier.excerpt(Array(response.body.prefix(4096)))
+        guard response.status == 200 else {
+            throw FlickrError(kind: .http, message: "HTTP \(response.status) \(ResponseClassifier.reason(response.status)) for \(url)",
+                              method: method, httpStatus: response.status,
+                              retryAfter: ResponseClassifier.parseRetryAfter(response.header("retry-after")),
+                              bodyExcerpt: excerpt)
+        }
+        if let type = response.header("content-type"), type.lowercased().hasPrefix("text/html") {
+            throw FlickrError(kind: .http, message: "\(url) answered an HTML page instead of the file (an outage page?)",
+                              method: method, httpStatus: response.status, bodyExcerpt: excerpt)
+        }
+        let total = Int64(response.body.count)
+        if let existing = Self.fileSize(path), existing == total {
+            return DownloadOutcome(path: path, bytes: total, skipped: true, attempts: 1)
+        }
+        progress?(0, total)
+        guard FileManager.default.createFile(atPath: partial, contents: Data(response.body)) else {
+            throw FlickrError.usage("cannot write \(partial): \(String(cString: strerror(errno)))", method: method)
+        }
+        guard rename(partial, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(atPath: partial)
+            throw FlickrError.usage("cannot rename \(partial) to \(path): \(reason)", method: method)
+        }
+        progress?(total, total)
+        logger.trace("← 200 \(url): \(total) bytes to \(path)")
+        return DownloadOutcome(path: path, bytes: total, skipped: false, attempts: 1)
     }
 
     /// The start of an answer that is not the file, for the error (at most 4 KiB read).

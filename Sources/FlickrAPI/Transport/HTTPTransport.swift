@@ -15,6 +15,11 @@ struct HTTPRequestSpec: Sendable {
     var redactedSummary: String
     /// The OAuth base string signed for this request, to show beside Flickr's `debug_sbs`.
     var signedBaseString: String?
+    /// For other transports (``FlickrTransportRequest``): the URL without the query, the
+    /// parameters sent, and an upload's file.
+    var endpoint = ""
+    var parameters: [(String, String)] = []
+    var file: FlickrTransportFile?
 }
 
 /// What came back.

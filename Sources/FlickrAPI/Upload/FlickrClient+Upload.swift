@@ -197,6 +197,9 @@ extension FlickrClient {
         var request = HTTPRequestSpec(method: .POST, url: url, headers: signed.headers + [("Content-Type", body.contentType)],
                                       body: .stream(body, length: body.totalLength.map { .known($0) } ?? .unknown),
                                       timeout: ctx.uploadTimeout, redactedSummary: "", signedBaseString: signed.baseString)
+        request.endpoint = url
+        request.parameters = signed.parameters
+        request.file = FlickrTransportFile(filename: filename, mimeType: mime, length: length, open: content)
         request.redactedSummary = Self.summary(verb: .post, url: url, signed: signed)
             + " photo=\(filename) (\(mime), \(length.map(String.init) ?? "?") bytes)"
         let rsp = try await execute(request, method: service)
