@@ -299,6 +299,10 @@ package enum CommandLineSpec {
             summary: "Prints the shell completion script for bash, zsh or fish.",
             options: [], positional: .choice(["bash", "zsh", "fish"])),
         SubcommandSpec(
+            name: "editor", synopsis: "luals|luacheck",
+            summary: "Prints the definitions of the flickr module for LuaLS (flickr.lua: completion, docs, types) or luacheck (.luacheckrc).",
+            options: [], positional: .choice(["luals", "luacheck"])),
+        SubcommandSpec(
             name: "__complete", synopsis: "(--line LINE | -- WORD...)",
             summary: "Completion candidates for the shell scripts, one per line.",
             options: [.valued("line", "LINE", .text, "the command line up to the cursor")],

@@ -56,6 +56,7 @@ local id = flickr.upload{ file = path, title = "Tour upload", tags = { "tour", "
 step(7, "upload → photo " .. id)
 flickr.replace{ file = path, photo_id = id }
 local replaced = flickr.photos.getInfo{ photo_id = id }.photo
-step(8, ("replace → photo %s keeps its title %q, new secret %s"):format(id, flickr.text(replaced.title), replaced.secret))
+step(8, ("replace → photo %s keeps its title %q, new secret %s"):format(
+  id, flickr.text(replaced.title), replaced.secret))
 os.remove(path)
 print("done.")

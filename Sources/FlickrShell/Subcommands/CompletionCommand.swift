@@ -1,5 +1,6 @@
 import FlickrAPI
 import FlickrCommandLine
+import FlickrLua
 
 /// `flickr completion bash|zsh|fish` prints a completion script; `flickr __complete` (hidden)
 /// answers the scripts with candidates (see ``ShellCompletion``).
@@ -27,6 +28,24 @@ enum CompletionCommand {
         }
         let completion = ShellCompletion(profiles: { ProfileStore(environment: environment).names() })
         for candidate in completion.candidates(words.isEmpty ? [""] : words) { print(candidate) }
+        return 0
+    }
+}
+
+/// `flickr editor luals|luacheck` prints what editors and linters know of the `flickr` module
+/// (``LuaDefinitions``): LuaLS annotations (`flickr.lua`) or a complete `.luacheckrc`, computed
+/// from the catalog compiled into this binary (`scripts/install` writes both under
+/// `PREFIX/share/flickr/`).
+enum EditorCommand {
+    static func run(_ args: [String]) throws(Invocation.UsageError) -> Int32 {
+        let words = try CommandLineParser.parse(args, for: "editor").positional
+        let text: String
+        switch words {
+        case ["luals"]: text = LuaDefinitions.luaLS()
+        case ["luacheck"]: text = LuaDefinitions.luacheckrc()
+        default: throw Invocation.UsageError(message: "usage: flickr editor luals|luacheck")
+        }
+        print(text, terminator: "")
         return 0
     }
 }
