@@ -232,8 +232,8 @@ extension Cassette {
     /// The file's opening: the version line, what it is, the endpoint.
     public static func header(endpoint: String?) -> String {
         var text = versionLine + "\n"
-        text += "# Requests a flickr run sent and what came back, one block each, in the order the answers came;\n"
-        text += "# the format is in docs/CASSETTES.md. No secret, signature, nonce or timestamp is in it.\n"
+        text += "# What a flickr run asked and what came back, one block each, in the order the answers came;\n"
+        text += "# the format is in docs/CASSETTES.md. Credentials and one-time values were left out.\n"
         if let endpoint { text += "endpoint: \(endpoint)\n" }
         return text
     }

@@ -27,6 +27,10 @@ package struct Invocation: Equatable {
     /// `--budget N/SECONDS`: the per-key call budget shared by every process.
     package var budget: String?
     package var profile: String?
+    /// `--record CASSETTE`: the script's exchanges written to a cassette.
+    package var record: String?
+    /// `--replay CASSETTE`: the script answered from a cassette, offline.
+    package var replay: String?
     package var debug = false
     package var noColor = false
     /// `--help` / `-h` before anything else: usage on stdout, exit 0.
@@ -66,6 +70,8 @@ package struct Invocation: Equatable {
         case "endpoint": endpoint = value
         case "budget": budget = value
         case "profile": profile = value
+        case "record": record = value
+        case "replay": replay = value
         case "debug": debug = true
         case "no-color": noColor = true
         case "help": help = true
@@ -108,6 +114,9 @@ package struct Invocation: Equatable {
                 j += 1
             }
             inv.mode = .subcommand(name, rest)
+            if inv.record != nil || inv.replay != nil {
+                throw UsageError(message: "--record and --replay are for scripts (flickr --record CASSETTE script.lua), not \(name)")
+            }
             return inv
         }
         // lua.c options (collectargs + runargs).
@@ -145,6 +154,12 @@ package struct Invocation: Equatable {
             default: inv.warnings = true
             }
             i += 1
+        }
+        if inv.record != nil, inv.replay != nil {
+            throw UsageError(message: "--record and --replay do not go together: record once, then replay")
+        }
+        if inv.replay != nil, inv.sandbox {
+            throw UsageError(message: "--replay answers from the cassette, with no server: leave out --sandbox")
         }
         inv.interpreterArguments = [program] + Array(argv[1..<i])
         if i < argv.count {

@@ -28,6 +28,8 @@ public final class FlickrLuaSession: Sendable {
         /// Progress for `flickr.upload` / `flickr.replace` calls without a `progress` function
         /// (the command draws a bar on a terminal); nil shows nothing.
         public var defaultUploadProgress: UploadProgress?
+        /// What carries the client's requests (a cassette's recorder or replay); nil: HTTP.
+        public var transport: (any FlickrTransport)?
 
         public init(settings: FlickrSettings = FlickrSettings(),
                     environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -53,7 +55,7 @@ public final class FlickrLuaSession: Sendable {
         let profiles = options.profiles ?? ProfileStore(environment: options.environment)
         let settings = try FlickrModule.resolve(explicit: options.settings, environment: options.environment,
                                                 profiles: profiles)
-        let client = FlickrClient(context: settings.context(), logger: options.logger)
+        let client = FlickrClient(context: settings.context(), transport: options.transport, logger: options.logger)
         let runtime = try LuaRuntime(options.runtime)
         self.runtime = runtime
         self.client = client

@@ -1,4 +1,5 @@
 import FlickrAPI
+import FlickrAPITesting
 import FlickrCommandLine
 import FlickrJobs
 import FlickrLua
@@ -47,6 +48,15 @@ public enum FlickrShell {
     /// resolved from options, environment and profile.
     static func makeSession(_ invocation: Invocation, environment: [String: String]) async throws
         -> (session: FlickrLuaSession, server: FlickrSandboxServer?) {
+        let made = try await makeCassetteSession(invocation, environment: environment)
+        return (made.session, made.server)
+    }
+
+    /// ``makeSession(_:environment:)`` with `--record` (every exchange written to the
+    /// cassette) and `--replay` (answered from it: no network, placeholder credentials, no
+    /// profile or `FLICKR_*` credentials read, the endpoint recorded in the cassette).
+    static func makeCassetteSession(_ invocation: Invocation, environment: [String: String]) async throws
+        -> (session: FlickrLuaSession, server: FlickrSandboxServer?, replay: ReplayTransport?) {
         var options = FlickrLuaSession.Options(environment: environment)
         options.runtime.ignoreEnvironment = invocation.ignoreEnvironment
         options.settings.endpoint = invocation.endpoint
@@ -54,16 +64,40 @@ public enum FlickrShell {
         options.logger = logger(debug: invocation.debug)
         // A progress bar on the terminal for uploads whose script gives no callback.
         if Terminal.stderrIsTerminal { options.defaultUploadProgress = ProgressBar().callback }
+        if let path = invocation.replay {
+            let replay: ReplayTransport
+            do { replay = try ReplayTransport(path: path) } catch {
+                throw FlickrError(kind: .usage, message: "--replay: \(error)")
+            }
+            let placeholder = ReplayTransport.placeholderContext
+            options.transport = replay
+            options.settings = FlickrSettings(apiKey: placeholder.apiKey, secret: placeholder.sharedSecret,
+                                              token: placeholder.oauthToken, tokenSecret: placeholder.oauthTokenSecret,
+                                              endpoint: invocation.endpoint ?? replay.cassette.endpoint, rate: .some(nil))
+            options.environment = environment.filter { !$0.key.hasPrefix("FLICKR_") }
+            options.profiles = ProfileStore(directory: URL(fileURLWithPath: "/nonexistent/flickr-replay-has-no-profiles"))
+            return (try await FlickrLuaSession(options), nil, replay)
+        }
+        var recorder: RecordingTransport?
+        if let path = invocation.record {
+            do { recorder = try RecordingTransport(path: path, endpoint: nil) } catch {
+                throw FlickrError(kind: .usage, message: "--record: \(error)")
+            }
+            options.transport = recorder
+        }
         if invocation.sandbox {
             var configuration = SandboxConfiguration()
             configuration.dataFile = invocation.sandboxData
             let (server, session) = try await FlickrLuaSandbox.start(configuration, options: options)
+            recorder?.setEndpoint(server.url)
             try applyBudget(invocation, environment: environment, to: session.client)
-            return (session, server)
+            return (session, server, nil)
         }
         let session = try await FlickrLuaSession(options)
+        let endpoints = session.client.context.endpoints
+        recorder?.setEndpoint(endpoints == .flickr ? nil : String(endpoints.web.dropLast()))
         try applyBudget(invocation, environment: environment, to: session.client)
-        return (session, nil)
+        return (session, nil, nil)
     }
 
     /// The per-key budget every flickr process shares (`--budget`, else `FLICKR_BUDGET`, else a

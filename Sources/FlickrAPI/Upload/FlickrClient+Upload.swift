@@ -153,7 +153,9 @@ extension FlickrClient {
                     let mime = source.mimeType ?? Self.partType(sniffed, filename: source.filename)
                     let chunk = Self.progressChunkLength(fileSize: size)
                     let content: @Sendable () -> MultipartBody.ContentIterator = {
-                        let box = FileChunkBox(handle.readChunks(chunkLength: .bytes(chunk)).makeAsyncIterator())
+                        // From offset 0 each time (positioned reads): a recorder reads the file
+                        // once before it is sent.
+                        let box = FileChunkBox(handle.readChunks(in: 0..<size, chunkLength: .bytes(chunk)).makeAsyncIterator())
                         return MultipartBody.ContentIterator { try await box.next() }
                     }
                     return try await self.post(url: url, service: service, fields: fields, filename: source.filename,

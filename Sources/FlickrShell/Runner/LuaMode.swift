@@ -1,4 +1,5 @@
 import FlickrAPI
+import FlickrAPITesting
 import FlickrCommandLine
 import FlickrLua
 import FlickrSandbox
@@ -11,8 +12,9 @@ enum LuaMode {
     static func run(_ inv: Invocation, environment: [String: String]) async -> Int32 {
         let session: FlickrLuaSession
         let server: FlickrSandboxServer?
+        let replay: ReplayTransport?
         do {
-            (session, server) = try await FlickrShell.makeSession(inv, environment: environment)
+            (session, server, replay) = try await FlickrShell.makeCassetteSession(inv, environment: environment)
         } catch {
             // A bad --endpoint, profile or setting is a usage error: 2, as for the subcommands.
             FileHandleOutput.standardError(FlickrShell.report(error) + "\n")
@@ -39,6 +41,12 @@ enum LuaMode {
         } catch {
             fflush(nil)
             FileHandleOutput.standardError(FlickrShell.report(error) + "\n")
+            return 1
+        }
+        // A request the cassette lacks fails the run even when the script caught its error.
+        if let replay, !replay.misses.isEmpty {
+            fflush(nil)
+            for miss in replay.misses { FileHandleOutput.standardError("flickr: \(miss)\n") }
             return 1
         }
         let startREPL: Bool
