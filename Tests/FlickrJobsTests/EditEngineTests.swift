@@ -103,6 +103,62 @@ struct EditEngineTests {
         }
     }
 
+    @Test("Undo puts photos taken out of a set back where they were: the set's order and its primary photo as before the job, a photo added since keeping its place after them; a second undo changes nothing")
+    func setOrderRestored() async throws {
+        let world = LibraryWorld(count: 40, seed: "edit-set-order")
+        try await world.serve { server, alice, env, log in
+            let store = try JobStore(path: env["XDG_STATE_HOME"]! + "/flickr/jobs.sqlite")
+            let set = try #require(world.sets.first { $0.photos.count >= 6 && $0.photos.count < world.photos.count })
+            func members() async throws -> (photos: [String], primary: String?) {
+                let rsp = try await alice.call("flickr.photosets.getPhotos", ["photoset_id": set.id, "per_page": "500"])
+                return ((rsp["photoset"]?["photo"]?.array ?? []).compactMap { $0["id"]?.string }, rsp["photoset"]?["primary"]?.string)
+            }
+            // An order of the user's own (reversed) and a primary photo that the job will take out.
+            let reversed = Array(set.photos.reversed())
+            _ = try await alice.call("flickr.photosets.reorderPhotos", ["photoset_id": set.id, "photo_ids": reversed.joined(separator: ",")])
+            let leaving = [reversed[1], reversed[3], reversed[4]]
+            _ = try await alice.call("flickr.photosets.setPrimaryPhoto", ["photoset_id": set.id, "photo_id": leaving[1]])
+            for id in leaving { _ = try await alice.call("flickr.photos.addTags", ["photo_id": id, "tags": "leaveset"]) }
+            let before = try await members()
+            #expect(before.photos == reversed && before.primary == leaving[1])
+
+            var spec = EditSpec()
+            spec.removeFromSets = [set.id]
+            try spec.check()
+            let planner = EditPlanner(client: alice, store: store)
+            let plan = try await planner.plan(spec, query: ["tags": "leaveset"], find: nil, rules: ["--remove-from-set", set.id])
+            #expect(Set(plan.changes.map(\.pre.photoID)) == Set(leaving))
+            let applied = try await EditRunner(client: alice, store: store).run(plan.job)
+            #expect(applied.job.state == "done", "\(applied.job)")
+            let after = try await members()
+            #expect(after.photos == reversed.filter { !leaving.contains($0) } && after.primary != leaving[1])
+
+            // A photo of the user's joins the set after the job: it stays, after the job's photos.
+            let newcomer = try #require(world.photos.map(\.id).first { !set.photos.contains($0) })
+            _ = try await alice.call("flickr.photosets.addPhoto", ["photoset_id": set.id, "photo_id": newcomer])
+
+            let logBefore = Self.logged(log).count
+            let undo = try await planner.planUndo(of: plan.job)
+            let undone = try await EditRunner(client: alice, store: store).run(undo.job)
+            #expect(undone.job.state == "done", "\(undone.job)")
+            let restored = try await members()
+            #expect(restored.photos == reversed + [newcomer], "\(restored.photos) != \(reversed + [newcomer])")
+            #expect(restored.primary == leaving[1])
+            let undoCalls = Self.logged(log).dropFirst(logBefore).map(\.method)
+            #expect(undoCalls.filter { $0 == "flickr.photosets.reorderPhotos" }.count == 1)
+            #expect(undoCalls.filter { $0 == "flickr.photosets.addPhoto" }.count == leaving.count)
+
+            // A second undo plans nothing and, applied, writes nothing (the order already holds).
+            let again = try await planner.planUndo(of: plan.job)
+            #expect(again.changes.isEmpty)
+            let logAgain = Self.logged(log).count
+            _ = try await EditRunner(client: alice, store: store).run(again.job)
+            let writes = Self.logged(log).dropFirst(logAgain).map(\.method).filter { $0.contains(".set") || $0.contains(".reorder") || $0.contains(".add") || $0.contains(".remove") }
+            #expect(writes.isEmpty, "\(writes)")
+            #expect(try await members().photos == reversed + [newcomer])
+        }
+    }
+
     @Test("A photo retitled on Flickr after the plan: its title is a conflict, left as it is, while its other groups are written; a shift before 1900 is refused at plan time and never sent")
     func conflictsAndRefusals() async throws {
         let world = LibraryWorld(count: 20, seed: "edit-conflict")
@@ -245,7 +301,7 @@ extension EditEngineTests {
                 let outcome = try await EditRunner(client: alice, store: store).run(plan.job)
                 #expect(outcome.job.state == "done", "\(name): \(outcome.job)")
                 let writes = Self.logged(log).dropFirst(from).map(\.method).filter {
-                    !["flickr.photos.recentlyUpdated", "flickr.photos.getInfo", "flickr.photos.getAllContexts", "flickr.people.getPhotos"].contains($0)
+                    !["flickr.photos.recentlyUpdated", "flickr.photos.getInfo", "flickr.photos.getAllContexts", "flickr.people.getPhotos", "flickr.photosets.getPhotos"].contains($0)
                 }
                 #expect(writes.count == plan.changes.reduce(0) { $0 + $1.calls }, "\(name): \(writes.count) writes")
                 #expect(Set(writes).count == 1 || name.contains("set"), "\(name): \(Set(writes))")

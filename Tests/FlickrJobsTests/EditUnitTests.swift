@@ -186,4 +186,16 @@ struct EditUnitTests {
         #expect(m.privacy.description == "public" && m.license == 3 && m.sets == ["1"])
         #expect(m.ownerTags == ["woo yay", "hoopla"])
     }
+
+    @Test("A set's order after an undo: the photos it held before, in that order, then those it gained since, in their current order")
+    func setOrderRestored() {
+        let before = ["a", "b", "c", "d", "e"]
+        // b and d were taken out and put back at the end; x joined in between.
+        #expect(SetOrder.restored(before, current: ["a", "c", "e", "x", "b", "d"]) == ["a", "b", "c", "d", "e", "x"])
+        // Already in order: unchanged (no write needed).
+        #expect(SetOrder.restored(before, current: before) == before)
+        // A photo deleted since is simply absent; order of the rest kept.
+        #expect(SetOrder.restored(before, current: ["e", "a", "b"]) == ["a", "b", "e"])
+        #expect(SetOrder.restored([], current: ["y", "x"]) == ["y", "x"])
+    }
 }

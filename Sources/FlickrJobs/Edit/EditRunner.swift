@@ -2,17 +2,14 @@ import FlickrAPI
 import FlickrProtocol
 import Foundation
 
-/// Applies a planned edit job (or resumes one, or runs an undo of one) through the job
-/// database's write-ahead journal, as ``RetagRunner`` does for tags:
-/// - one runner per job (``RunnerLock``);
-/// - each group's write is journaled (`writing`, with the group and its calls) before it is sent
-///   and the photo's outcome recorded after the answer;
-/// - `photos.recentlyUpdated` since the plan finds photos changed elsewhere: those are read, and
-///   a group changed since the plan is a conflict (never overwritten) while the other groups are
-///   still written (``EditStep``);
-/// - an unclear outcome, and every photo a previous run left `writing` or failed, is settled by
-///   reading the photo, never by replaying blindly;
-/// - an outage longer than ``maxOutage`` stops the run, resumable, no photo failed.
+/// Applies an edit job (or resumes one, or runs an undo of one): the kind of the one job
+/// engine (``JobEngine``) that writes any field group. What is edit's own:
+/// - each group's write is journaled (`writing`, with the group and its calls) before it is
+///   sent;
+/// - a photo changed since the plan (``ChangeWatch``) is read, and a group changed since the
+///   plan is a conflict (never overwritten) while the other groups are still written
+///   (``EditStep``);
+/// - a set that `--create-set` asks for is created once, by the first photo that joins it.
 public struct EditRunner: Sendable {
     public let client: FlickrClient
     public let store: JobStore
@@ -32,105 +29,13 @@ public struct EditRunner: Sendable {
         self.store = store
     }
 
-    /// Applies or resumes `job`, holding `lock` (taken here when nil). `shouldStop` is asked
-    /// between photos and while waiting out an outage; `notice` gets a line while it waits.
+    /// Applies or resumes `job` with the one job engine, holding `lock` (taken here when nil).
+    /// `shouldStop` is asked between photos and while waiting out an outage; `notice` gets a
+    /// line while it waits.
     public func run(_ job: String, lock: RunnerLock? = nil, progress: @Sendable (JobProgress) -> Void = { _ in },
                     notice: @Sendable @escaping (String) -> Void = { _ in },
-                    shouldStop: @Sendable @escaping () -> Bool = { false }) async throws -> RetagRunner.Outcome {
-        let held = try lock ?? store.lock(job, command: command)
-        precondition(held.name == job, "the lock held is not the job's")
-        defer { withExtendedLifetime(held) {} }
-        let now = try store.job(job)
-        guard ["planned", "interrupted", "running", "failed"].contains(now.state) else {
-            throw JobError("job \(job) is \(now.state); there is nothing to run")
-        }
-        guard try store.isEdit(job) else { throw JobError("job \(job) is a \(now.kind) job, not an edit: use flickr retag") }
-        let link = RunLink(client: client, maxOutage: maxOutage, notice: notice, shouldStop: shouldStop)
-        var outcome: RetagRunner.Outcome
-        do {
-            outcome = try await run(job, link: link, progress: progress)
-        } catch let outage as JobOutage {
-            try store.setState("running", job: job, runner: nil)
-            outcome = RetagRunner.Outcome(job: try store.job(job), stopped: true, outage: outage.reason)
-        } catch is RunLink.Stopped {
-            try store.setState("running", job: job, runner: nil)
-            outcome = RetagRunner.Outcome(job: try store.job(job), stopped: true)
-        }
-        if outcome.stopped { outcome.job.state = "interrupted" }
-        return outcome
-    }
-
-    private func run(_ job: String, link: RunLink, progress: @Sendable (JobProgress) -> Void) async throws -> RetagRunner.Outcome {
-        let header = try store.header(job)
-        let start = Date()
-        try store.setState("running", job: job, runner: getpid())
-        var calls = 0
-        let photos = try store.editPhotos(of: job)
-        var counts = (done: photos.filter { $0.status == .done }.count,
-                      failed: photos.filter { $0.status == .failed && $0.intent == nil }.count,
-                      conflicts: photos.filter { $0.status == .conflict }.count)
-        let pending = photos.filter { $0.status == .planned || $0.status == .writing || ($0.status == .failed && $0.intent != nil) }
-        let tags = RetagRunner(client: client, store: store)
-        var changedElsewhere = ChangeWatch(planTime: header.planTime)
-        try await changedElsewhere.look(using: tags, link: link, calls: &calls)
-        try store.count(calls: calls, job: job)
-        var callsLeft = pending.reduce(0) { $0 + $1.change.calls }
-        var stopped = false
-        for (n, photo) in pending.enumerated() {
-            if link.shouldStop() {
-                stopped = true
-                break
-            }
-            if n > 0, n % ChangeWatch.interval == 0 {
-                var reads = 0
-                try await changedElsewhere.look(using: tags, link: link, calls: &reads)
-                calls += reads
-                try store.count(calls: reads, job: job)
-            }
-            let id = photo.change.pre.photoID
-            callsLeft -= photo.change.calls
-            var made = 0
-            do {
-                var current: PhotoMetadata?
-                let stamp = changedElsewhere[id]
-                if photo.status != .planned || stamp.map({ $0 != photo.change.pre.lastUpdate || $0 >= header.planTime }) == true {
-                    // Written before (perhaps), or changed since the plan: look at what it holds now.
-                    current = try await read(id, sets: photo.change.fields.contains(.sets), link: link, calls: &made)
-                    if current == nil {
-                        calls += made
-                        try store.record(job: job, photo: id, .failed, detail: "the photo is gone (deleted since the plan)", calls: made)
-                        counts.failed += 1
-                        progress(report(job, photos.count, counts, calls, start, callsLeft: callsLeft, id, "failed"))
-                        continue
-                    }
-                }
-                let (status, detail, final) = try await settle(job: job, photo: photo, current: current, planTime: header.planTime,
-                                                               link: link, calls: &made)
-                calls += made
-                try store.record(job: job, photo: id, status, intent: status == .failed ? "settle" : nil, detail: detail, calls: made)
-                switch status {
-                case .done, .conflict:
-                    if status == .done { counts.done += 1 } else { counts.conflicts += 1 }
-                    // The library is a cache: failing to update it must not fail the job.
-                    if let final { try? source?.wrote(final) }
-                default: counts.failed += 1
-                }
-                progress(report(job, photos.count, counts, calls, start, callsLeft: callsLeft, id, status.rawValue))
-            } catch {
-                try store.count(calls: made, job: job)
-                throw error
-            }
-        }
-        if stopped {
-            try store.setState("running", job: job, runner: nil)
-        } else {
-            // As retag: done only when every photo is; a conflict or a failure leaves it failed
-            // (undo still takes back what was written).
-            let complete = counts.done == photos.count
-            try store.setState(complete ? "done" : "failed", job: job)
-            if complete, header.kind == "undo", let parent = header.parent { try store.setState("undone", job: parent) }
-        }
-        return RetagRunner.Outcome(job: try store.job(job), stopped: stopped)
+                    shouldStop: @Sendable @escaping () -> Bool = { false }) async throws -> JobOutcome {
+        try await JobEngine(work: self).run(job, lock: lock, progress: progress, notice: notice, shouldStop: shouldStop)
     }
 
     /// Drives one photo to its targets, group by group: journal the write, send it, and settle
@@ -161,6 +66,10 @@ public struct EditRunner: Sendable {
                             change = EditPlanner.resolving(photo.change, created: created)
                             model.sets = (model.sets ?? []) + [made]
                             continue
+                        }
+                        if call.method == "flickr.photosets.removePhoto", let set = call.arguments["photoset_id"] {
+                            // Undo puts the photo back where it was: the set's order, before the job's first removal.
+                            try await rememberOrder(of: set, job: job, link: link, calls: &calls)
                         }
                         var arguments = call.arguments
                         arguments["photo_id"] = id
@@ -208,6 +117,53 @@ public struct EditRunner: Sendable {
         return setID
     }
 
+    /// Records set `set`'s order and primary photo in the job, once, before the job first
+    /// takes a photo out of it (`photosets.getPhotos`, every page): what an undo restores.
+    func rememberOrder(of set: String, job: String, link: RunLink, calls: inout Int) async throws {
+        guard try store.setOrder(job, set: set) == nil else { return }
+        let (order, primary) = try await members(of: set, link: link, calls: &calls)
+        try store.recordSetOrder(job, set: set, SetOrder(photos: order, primary: primary))
+    }
+
+    /// Set `set`'s photos in their order, and its primary photo.
+    func members(of set: String, link: RunLink, calls: inout Int) async throws -> (photos: [String], primary: String?) {
+        var photos: [String] = []
+        var primary: String?
+        var page = 1
+        while true {
+            let rsp = try await link.call("flickr.photosets.getPhotos",
+                                          ["photoset_id": set, "per_page": "500", "page": String(page), "media": "all"], calls: &calls)
+            primary = rsp["photoset"]?["primary"]?.string ?? primary
+            photos += (rsp["photoset"]?["photo"]?.array ?? []).compactMap { $0["id"]?.string }
+            if page >= (rsp["photoset"]?["pages"]?.int ?? 1) { break }
+            page += 1
+        }
+        return (photos, primary)
+    }
+
+    /// The end of an undo of an edit job: each set the job took photos out of gets back the
+    /// order and primary photo it had before (the photos put back rejoined it at the end). A
+    /// photo added to the set since keeps its place after those the job knew; a set already in
+    /// that order costs one read and no write.
+    func restoreOrders(undoing parent: String, link: RunLink, calls: inout Int) async throws {
+        for (set, before) in try store.setOrders(parent) {
+            let now: (photos: [String], primary: String?)
+            do {
+                now = try await members(of: set, link: link, calls: &calls)
+            } catch let error as FlickrError where error.kind == .api && error.code == 1 {
+                continue  // The set is gone (its last photo left it): nothing to order.
+            }
+            let order = SetOrder.restored(before.photos, current: now.photos)
+            if order != now.photos {
+                _ = try await link.call("flickr.photosets.reorderPhotos",
+                                        ["photoset_id": set, "photo_ids": order.joined(separator: ",")], calls: &calls)
+            }
+            if let primary = before.primary, primary != now.primary, now.photos.contains(primary) {
+                _ = try await link.call("flickr.photosets.setPrimaryPhoto", ["photoset_id": set, "photo_id": primary], calls: &calls)
+            }
+        }
+    }
+
     /// Whether an error proves the write did not happen: Flickr refused it (not a set's
     /// "already in"/"not in", which an earlier attempt may have caused), or it was never sent.
     static func isDefinite(_ error: FlickrError, _ write: EditWrite) -> Bool {
@@ -248,12 +204,40 @@ public struct EditRunner: Sendable {
     static func describe(_ write: EditWrite) -> String {
         write.field.rawValue + ": " + write.calls.map { $0.method + ($0.arguments["photoset_id"].map { " " + $0 } ?? "") }.joined(separator: "; ")
     }
+}
 
-    func report(_ job: String, _ total: Int, _ c: (done: Int, failed: Int, conflicts: Int), _ calls: Int, _ start: Date,
-                callsLeft: Int, _ photo: String?, _ outcome: String?) -> JobProgress {
-        let elapsed = Date().timeIntervalSince(start)
-        let perCall = secondsPerCall ?? elapsed / Double(max(1, calls))
-        return JobProgress(job: job, total: total, done: c.done, failed: c.failed, conflicts: c.conflicts, calls: calls,
-                           elapsed: elapsed, eta: perCall * Double(max(0, callsLeft)), photo: photo, outcome: outcome)
+extension EditRunner: PhotoWork {
+    func accept(_ job: JobSummary) throws {
+        guard try store.isEdit(job.id) else { throw JobError("job \(job.id) is a \(job.kind) job, not an edit: use flickr retag") }
+    }
+
+    /// One call per group, one per set joined or left (the reads that settle are not foreseen).
+    func estimate(_ entry: EditJobPhoto, stamp: Int?, planTime: Int) -> Int { entry.change.calls }
+
+    func process(_ entry: EditJobPhoto, job: String, stamp: Int?, planTime: Int, link: RunLink,
+                 calls: inout Int) async throws -> PhotoOutcome<PhotoMetadata> {
+        let change = entry.change
+        var current: PhotoMetadata?
+        if entry.status != .planned || stamp.map({ $0 != change.pre.lastUpdate || $0 >= planTime }) == true {
+            // Written before (perhaps), or changed since the plan: look at what it holds now.
+            current = try await read(change.pre.photoID, sets: change.fields.contains(.sets), link: link, calls: &calls)
+            if current == nil {
+                return PhotoOutcome(.failed, "the photo is gone (deleted since the plan)", settleAgain: false)
+            }
+        }
+        let (status, detail, final) = try await settle(job: job, photo: entry, current: current, planTime: planTime,
+                                                       link: link, calls: &calls)
+        return PhotoOutcome(status, detail, final: final)
+    }
+
+    func finish(_ job: String, kind: String, parent: String?, link: RunLink, calls: inout Int) async throws {
+        guard kind == "undo", let parent else { return }
+        try await restoreOrders(undoing: parent, link: link, calls: &calls)
+    }
+
+    func settled(_ entry: EditJobPhoto, _ status: PhotoStatus, _ final: PhotoMetadata?) {
+        // The library is a cache: failing to update it must not fail the job.
+        guard status == .done || status == .conflict, let final else { return }
+        try? source?.wrote(final)
     }
 }

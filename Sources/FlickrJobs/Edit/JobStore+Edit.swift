@@ -1,16 +1,6 @@
 import Foundation
 import GRDB
 
-/// One photo of an edit job, with its journal entry.
-public struct EditJobPhoto: Sendable, Hashable {
-    public var seq: Int
-    public var change: EditChange
-    public var status: PhotoStatus
-    /// The write under way (`meta: flickr.photos.setMeta`), while writing.
-    public var intent: String?
-    public var detail: String?
-}
-
 extension JobStore {
     /// Whether `job` holds edit changes: an edit job, or the undo of one.
     public func isEdit(_ job: String) throws(JobError) -> Bool {
@@ -18,23 +8,6 @@ extension JobStore {
         if header.kind == "edit" { return true }
         guard header.kind == "undo", let parent = header.parent else { return false }
         return try self.header(parent).kind == "edit"
-    }
-
-    /// Stores a planned edit job and its photos in one transaction (``EditChange``s in the
-    /// journal's `change` column).
-    func createEdit(_ job: NewJob, changes: [EditChange]) throws(JobError) {
-        try create(job, changes: changes) { $0.pre.photoID }
-    }
-
-    /// The photos of an edit job in plan order.
-    public func editPhotos(of job: String) throws(JobError) -> [EditJobPhoto] {
-        try read { db in
-            try Row.fetchAll(db, sql: "SELECT seq, change, status, intent, detail FROM photo WHERE job = ? ORDER BY seq",
-                             arguments: [job]).map { row in
-                EditJobPhoto(seq: row["seq"], change: try JSONDecoder().decode(EditChange.self, from: Data((row["change"] as String).utf8)),
-                             status: PhotoStatus(rawValue: row["status"]) ?? .planned, intent: row["intent"], detail: row["detail"])
-            }
-        }
     }
 
     /// The rules (the options as given) and query of a job.
@@ -63,5 +36,36 @@ extension JobStore {
             try db.execute(sql: "CREATE TABLE IF NOT EXISTS job_set (job TEXT NOT NULL, title TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (job, title))")
             try db.execute(sql: "INSERT OR REPLACE INTO job_set (job, title, id) VALUES (?, ?, ?)", arguments: [job, title, id])
         }
+    }
+
+    /// The order job `job` recorded for set `set` before it first took a photo out of it.
+    func setOrder(_ job: String, set: String) throws(JobError) -> SetOrder? {
+        try setOrders(job)[set]
+    }
+
+    /// Every set order job `job` recorded: set id → order.
+    func setOrders(_ job: String) throws(JobError) -> [String: SetOrder] {
+        try write { db in
+            try Self.createSetOrderTable(db)
+            var out: [String: SetOrder] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT photoset, state FROM job_set_order WHERE job = ?", arguments: [job]) {
+                out[row["photoset"]] = try JSONDecoder().decode(SetOrder.self, from: Data((row["state"] as String).utf8))
+            }
+            return out
+        }
+    }
+
+    /// Records set `set`'s order for job `job` (the first record stands: it is the set before the job).
+    func recordSetOrder(_ job: String, set: String, _ order: SetOrder) throws(JobError) {
+        try write { db in
+            try Self.createSetOrderTable(db)
+            try db.execute(sql: "INSERT OR IGNORE INTO job_set_order (job, photoset, state) VALUES (?, ?, ?)",
+                           arguments: [job, set, String(decoding: try JSONEncoder().encode(order), as: UTF8.self)])
+        }
+    }
+
+    /// The set orders' table, made on first use (job databases made before it lack it).
+    private static func createSetOrderTable(_ db: Database) throws {
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS job_set_order (job TEXT NOT NULL, photoset TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (job, photoset))")
     }
 }

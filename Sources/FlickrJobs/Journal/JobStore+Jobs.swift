@@ -34,15 +34,6 @@ public struct JobSummary: Sendable, Hashable, Codable {
     public var calls: Int
 }
 
-/// One photo of a job, with its journal entry.
-public struct JobPhoto: Sendable, Hashable {
-    public var seq: Int
-    public var change: PhotoChange
-    public var status: PhotoStatus
-    public var intent: String?
-    public var detail: String?
-}
-
 /// What a new job records.
 struct NewJob {
     var id: String
@@ -70,12 +61,12 @@ extension JobStore {
 
     /// Stores a planned job and its photos in one transaction.
     func create(_ job: NewJob) throws(JobError) {
-        try create(job, changes: job.changes) { $0.pre.photoID }
+        try create(job, changes: job.changes)
     }
 
     /// Stores a planned job and its photos' changes (a retag's ``PhotoChange``s or an edit's
     /// ``EditChange``s, as JSON in the journal's `change` column) in one transaction.
-    func create<Change: Encodable>(_ job: NewJob, changes: [Change], photo: (Change) -> String) throws(JobError) {
+    func create<Change: JobChange>(_ job: NewJob, changes: [Change]) throws(JobError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try write { db in
@@ -89,7 +80,7 @@ extension JobStore {
                                  job.planTime, job.enumerated, job.calls])
             let insert = try db.cachedStatement(sql: "INSERT INTO photo (job, photo, seq, change, status) VALUES (?, ?, ?, ?, 'planned')")
             for (seq, change) in changes.enumerated() {
-                try insert.execute(arguments: [job.id, photo(change), seq, String(decoding: try encoder.encode(change), as: UTF8.self)])
+                try insert.execute(arguments: [job.id, change.photoID, seq, String(decoding: try encoder.encode(change), as: UTF8.self)])
             }
         }
     }
@@ -138,17 +129,6 @@ extension JobStore {
         }
         guard let job = all.first(where: { $0.id == id }) else { throw JobError("no job \(id) (see flickr jobs)") }
         return job
-    }
-
-    /// The photos of a job in plan order.
-    public func photos(of job: String) throws(JobError) -> [JobPhoto] {
-        try read { db in
-            try Row.fetchAll(db, sql: "SELECT seq, change, status, intent, detail FROM photo WHERE job = ? ORDER BY seq",
-                             arguments: [job]).map { row in
-                JobPhoto(seq: row["seq"], change: try JSONDecoder().decode(PhotoChange.self, from: Data((row["change"] as String).utf8)),
-                         status: PhotoStatus(rawValue: row["status"]) ?? .planned, intent: row["intent"], detail: row["detail"])
-            }
-        }
     }
 
     /// Records a photo's status (and, while writing, the write under way) durably.

@@ -21,11 +21,20 @@ struct ChangeWatch {
     /// The last `lastupdate` seen for `id`, if it changed since the plan.
     subscript(_ id: String) -> Int? { stamps[id] }
 
-    /// Looks again (through retag's paged reader of `recentlyUpdated`).
-    mutating func look(using runner: RetagRunner, link: RunLink, calls: inout Int) async throws {
+    /// Looks again: every page of `recentlyUpdated` since the previous look.
+    mutating func look(link: RunLink, calls: inout Int) async throws {
         let started = Int(Date().timeIntervalSince1970)
-        let found = try await runner.recentlyUpdated(since: from, link: link, calls: &calls)
-        stamps.merge(found) { _, new in new }
+        var page = 1
+        while true {
+            let rsp = try await link.call("flickr.photos.recentlyUpdated",
+                                          ["min_date": String(from), "per_page": "500", "page": String(page), "extras": "last_update"],
+                                          calls: &calls)
+            for p in rsp["photos"]?["photo"]?.array ?? [] {
+                if let id = p["id"]?.string { stamps[id] = p["lastupdate"]?.int ?? 0 }
+            }
+            if page >= (rsp["photos"]?["pages"]?.int ?? 1) { break }
+            page += 1
+        }
         from = max(from, started)
     }
 }
