@@ -285,57 +285,16 @@ enum EditCommand {
         return try await execute(planned.job, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage, env: env)
     }
 
-    /// Runs a job to its end (or Ctrl-C, or an outage), with a progress line on a terminal or
-    /// NDJSON events; without either, a progress line at least every 30 s.
+    /// Runs an edit job (or its undo) to its end (``JobExecution``).
     static func execute(_ job: String, lock: RunnerLock, opened: Subcommands.OpenSession, store: JobStore, events: Bool,
                         maxOutage: Double, env: [String: String]) async throws -> Int32 {
-        let stop = InterruptWatch { n in
-            if n == 1 { FileHandleOutput.standardError("\nstopping after the current photo…\n") }
-        }
-        defer { stop.stop() }
-        let terminal = Terminal.stderrIsTerminal
         var runner = EditRunner(client: opened.session.client, store: store)
         runner.secondsPerCall = (opened.session.client.pacer as? SharedBudget)?.secondsPerCall
         runner.maxOutage = maxOutage
         runner.command = "flickr edit"
         runner.source = LibraryEditSource.synced(for: opened.session.client, environment: env)
-        let runCalls = Atomic<Int>(0)
-        let lastLine = Mutex(Date())
-        let outcome = try await runner.run(job, lock: lock, progress: { p in
-            runCalls.store(p.calls, ordering: .relaxed)
-            if events {
-                FileHandleOutput.standardError(RetagCommand.eventLine(p) + "\n")
-            } else if terminal {
-                FileHandleOutput.standardError("\r\u{1B}[K" + RetagCommand.progressLine(p))
-            } else if lastLine.withLock({ last in
-                guard Date().timeIntervalSince(last) >= 30 else { return false }
-                last = Date()
-                return true
-            }) {
-                FileHandleOutput.standardError(RetagCommand.progressLine(p) + "\n")
-            }
-        }, notice: { line in
-            lastLine.withLock { $0 = Date() }
-            FileHandleOutput.standardError(events ? RetagCommand.noticeEvent(job, line) + "\n" : (terminal ? "\r\u{1B}[K" : "") + "flickr edit: " + line + "\n")
-        }, shouldStop: { stop.interrupted })
-        if terminal, !events { FileHandleOutput.standardError("\n") }
-        let s = outcome.job
-        let run = runCalls.load(ordering: .relaxed)
-        let before = s.calls - run
-        print("job \(s.id): \(s.done) of \(s.photos) photos done, \(s.failed) failed, \(s.conflicts) conflict\(s.conflicts == 1 ? "" : "s"), \(s.calls) calls"
-              + (before > 0 ? " (\(run) by this run, \(before) before it: planning and earlier runs)" : ""))
-        for photo in try store.editPhotos(of: s.id) where photo.status == .failed || photo.status == .conflict {
-            print("  \(photo.status.rawValue): photo \(photo.change.pre.photoID): \(photo.detail ?? "")")
-        }
-        if let outage = outcome.outage {
-            FileHandleOutput.standardError("flickr edit: stopped: \(outage)\nNo photo was marked failed; the journal is consistent. "
-                                           + "Resume when the endpoint is back with: flickr edit resume \(s.id)\n")
-            return RetagCommand.tryLater
-        }
-        if outcome.stopped {
-            FileHandleOutput.standardError("stopped after the current photo; the journal is consistent. Resume with: flickr edit resume \(s.id)\n")
-            return 130
-        }
-        return s.state == "done" ? 0 : 1
+        return try await JobExecution.execute(job, name: "edit", events: events, run: { [runner] progress, notice, shouldStop in
+            try await runner.run(job, lock: lock, progress: progress, notice: notice, shouldStop: shouldStop)
+        }, problems: { JobExecution.problems(try store.editPhotos(of: $0)) })
     }
 }

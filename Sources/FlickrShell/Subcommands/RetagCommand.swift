@@ -375,81 +375,16 @@ enum RetagCommand {
         }
     }
 
-    /// Runs a job to its end (or Ctrl-C, or an outage), with a progress line on a terminal or
-    /// NDJSON events; without either, a progress line at least every 30 s.
+    /// Runs a retag job to its end (``JobExecution``).
     static func execute(_ job: String, lock: RunnerLock, opened: Subcommands.OpenSession, store: JobStore, events: Bool,
                         maxOutage: Double, env: [String: String]) async throws -> Int32 {
-        let stop = InterruptWatch { n in
-            if n == 1 { FileHandleOutput.standardError("\nstopping after the current photo…\n") }
-        }
-        defer { stop.stop() }
-        let terminal = Terminal.stderrIsTerminal
         var runner = RetagRunner(client: opened.session.client, store: store)
         runner.secondsPerCall = (opened.session.client.pacer as? SharedBudget)?.secondsPerCall
         runner.maxOutage = maxOutage
         runner.mirror = LibraryRetagSource.synced(for: opened.session.client, environment: env)
-        let runCalls = Atomic<Int>(0)
-        let lastLine = Mutex(Date())
-        let outcome = try await runner.run(job, lock: lock, progress: { p in
-            runCalls.store(p.calls, ordering: .relaxed)
-            if events {
-                FileHandleOutput.standardError(eventLine(p) + "\n")
-            } else if terminal {
-                FileHandleOutput.standardError("\r\u{1B}[K" + progressLine(p))
-            } else if lastLine.withLock({ last in
-                guard Date().timeIntervalSince(last) >= 30 else { return false }
-                last = Date()
-                return true
-            }) {
-                FileHandleOutput.standardError(progressLine(p) + "\n")
-            }
-        }, notice: { line in
-            lastLine.withLock { $0 = Date() }
-            if events {
-                FileHandleOutput.standardError(noticeEvent(job, line) + "\n")
-            } else {
-                FileHandleOutput.standardError((terminal ? "\r\u{1B}[K" : "") + "flickr retag: " + line + "\n")
-            }
-        }, shouldStop: { stop.interrupted })
-        if terminal, !events { FileHandleOutput.standardError("\n") }
-        let s = outcome.job
-        // The job's calls include the plan's reads (and earlier runs'), which the progress line
-        // (this run's calls) never showed: say which is which.
-        let run = runCalls.load(ordering: .relaxed)
-        let before = s.calls - run
-        print("job \(s.id): \(s.done) of \(s.photos) photos done, \(s.failed) failed, \(s.conflicts) conflict\(s.conflicts == 1 ? "" : "s"), \(s.calls) calls"
-              + (before > 0 ? " (\(run) by this run, \(before) before it: planning and earlier runs)" : ""))
-        for photo in try store.photos(of: s.id) where photo.status == .failed || photo.status == .conflict {
-            print("  \(photo.status.rawValue): photo \(photo.change.pre.photoID): \(photo.detail ?? "")")
-        }
-        if let outage = outcome.outage {
-            FileHandleOutput.standardError("flickr retag: stopped: \(outage)\nNo photo was marked failed; the journal is consistent. "
-                                           + "Resume when the endpoint is back with: flickr retag resume \(s.id)\n")
-            return tryLater
-        }
-        if outcome.stopped {
-            FileHandleOutput.standardError("stopped after the current photo; the journal is consistent. Resume with: flickr retag resume \(s.id)\n")
-            return 130
-        }
-        return s.state == "done" ? 0 : 1
-    }
-
-    /// An NDJSON event for a line the run printed while it waited (`{"job":…,"waiting":…}`).
-    static func noticeEvent(_ job: String, _ line: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: ["job": job, "waiting": line], options: [.sortedKeys])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    static func progressLine(_ p: JobProgress) -> String {
-        let rate = p.elapsed > 0 ? Double(p.calls) / p.elapsed : 0
-        return "[\(p.done + p.failed + p.conflicts)/\(p.total)] \(p.calls) calls, \(String(format: "%.1f", rate))/s, "
-            + "\(p.failed) failed, \(p.conflicts) conflicts" + (p.eta.map { ", ETA \(duration($0))" } ?? "")
-    }
-
-    static func eventLine(_ p: JobProgress) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: (try? encoder.encode(p)) ?? Data(), as: UTF8.self)
+        return try await JobExecution.execute(job, name: "retag", events: events, run: { [runner] progress, notice, shouldStop in
+            try await runner.run(job, lock: lock, progress: progress, notice: notice, shouldStop: shouldStop)
+        }, problems: { JobExecution.problems(try store.photos(of: $0)) })
     }
 
     /// Asks on a terminal; without one, `--yes` is required.
