@@ -54,7 +54,7 @@ struct InstallTests {
         try #require(install.status == 0 && !install.timedOut, "scripts/install failed:\n\(install.stdout)\(install.stderr)")
         let expected = ["bin/flickr", "bin/flickr-sandbox", "share/man/man1/flickr.1", "share/man/man1/flickr-sandbox.1",
                         "share/bash-completion/completions/flickr", "share/zsh/site-functions/_flickr",
-                        "share/fish/vendor_completions.d/flickr.fish"]
+                        "share/fish/vendor_completions.d/flickr.fish", "share/flickr/flickr.lua", "share/flickr/luacheckrc"]
         for file in expected {
             #expect(FileManager.default.fileExists(atPath: prefix.path + "/" + file), "\(file) not installed")
         }
@@ -158,6 +158,24 @@ struct InstallTests {
         #expect(methods == ["flickr.photos.search"], "\(methods)")
         let arguments = try await complete("flickr call flickr.photos.search ta", words: ["flickr", "call", "flickr.photos.search", "ta"])
         #expect(Set(arguments) == ["tags=", "tag_mode="], "\(arguments)")
+
+        // 7b. The editor and lint definitions the install wrote are what the installed flickr
+        // prints, and parse as Lua; the installed (release, static Swift runtime) flickr loads
+        // Debian's C modules with lua5.4's paths (its liblua5.4 gives them the Lua API).
+        for (file, kind) in [("flickr.lua", "luals"), ("luacheckrc", "luacheck")] {
+            let printed = try await run(["editor", kind])
+            let written = try String(contentsOfFile: installed.path + "/share/flickr/" + file, encoding: .utf8)
+            #expect(printed.status == 0 && printed.stdout == written, "share/flickr/\(file) differs from flickr editor \(kind)")
+            let luac = try await Products.run(hidden, ["luac5.4", "-p", installed.path + "/share/flickr/" + file],
+                                              environment: environment, timeout: 60)
+            #expect(luac.status == 0, "luac5.4 -p share/flickr/\(file): \(luac.stderr)")
+        }
+        let modules = try await run(["-e", "print(package.path) print(package.cpath) "
+                                     + "print(require('cjson').encode({ 1, 2 }), require('lfs').attributes('.', 'mode'))"])
+        let stock = try await Products.run(hidden, ["lua5.4", "-e", "print(package.path) print(package.cpath)"],
+                                           environment: environment, timeout: 60)
+        #expect(modules.status == 0 && modules.stdout == stock.stdout + "[1,2]\tdirectory\n",
+                "installed flickr: \(modules.stdout)\(modules.stderr)\nlua5.4: \(stock.stdout)")
 
         // 8. The man pages render without a warning.
         for page in ["flickr.1", "flickr-sandbox.1"] {
