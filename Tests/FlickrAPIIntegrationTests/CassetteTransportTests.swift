@@ -85,6 +85,30 @@ struct CassetteTransportTests {
         #expect(once.misses.count == 1)
     }
 
+    /// docs/CASSETTES.md's example, as written there (its cassette in a temporary folder).
+    static func latestTitles(_ flickr: FlickrClient) async throws -> [String] {
+        let rsp = try await flickr.call("flickr.photos.search", ["user_id": "me", "per_page": "3"])
+        return rsp["photos.photo"]?.array.compactMap { $0["title"]?.string } ?? []
+    }
+
+    @Test func theDocumentedExample() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flickr-cassette-doc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("latest.cassette").path
+
+        let sandbox = try await SandboxTransport.start()
+        let recorder = try RecordingTransport(path: path, endpoint: sandbox.url, through: sandbox)
+        let titles = try await Self.latestTitles(sandbox.makeClient(through: recorder))
+        try await sandbox.stop()
+        #expect(titles.count == 3)
+
+        let replay = try ReplayTransport(path: path)
+        let offline = try await Self.latestTitles(replay.makeClient())
+        #expect(offline == titles)
+        #expect(replay.misses.isEmpty)
+    }
+
     @Test func textFormRoundTrips() throws {
         let cassette = Cassette(endpoint: "http://127.0.0.1:8080", exchanges: [
             .init(request: .init(service: "flickr.photos.setMeta", httpMethod: "POST", path: "/services/rest/",
