@@ -62,6 +62,8 @@ public enum LuaDefinitions {
             let methods = catalog.methods.filter { MethodCatalog.group(of: $0.name) == namespace }
             let count = methods.isEmpty ? "" : " (\(methods.count) method\(methods.count == 1 ? "" : "s"))"
             out.append("---Flickr's `flickr.\(namespace)` methods\(count): `flickr.methods(\"flickr.\(namespace)\")` lists them.")
+            // A class, so that an editor reports a name it does not have (`flickr.photos.serach`).
+            out.append("---@class flickr.\(namespace)")
             out.append("flickr.\(namespace) = {}\n")
         }
         for method in catalog.methods.sorted(by: { $0.name < $1.name }) {
@@ -97,7 +99,7 @@ public enum LuaDefinitions {
         lines.append("---Arguments of `\(method.name)`.")
         lines.append("---@class (exact) \(method.name).Args")
         for argument in method.arguments where isIdentifier(argument.name) {
-            let text = oneLine(FlickrMethod.plainText(argument.description))
+            let text = markdown(argument.description)
             lines.append("---@field \(argument.name)\(argument.optional ? "?" : "") \(argumentType(argument.name))"
                          + (text.isEmpty ? "" : " " + text))
         }
@@ -110,7 +112,7 @@ public enum LuaDefinitions {
         lines.append("")
         // The method.
         for paragraph in [method.description, method.explanation] {
-            let text = FlickrMethod.plainText(paragraph)
+            let text = markdown(paragraph)
             guard !text.isEmpty else { continue }
             if lines.last?.hasPrefix("---") == true && lines.last?.hasPrefix("---@") == false { lines.append("---") }
             lines += comment(text)
@@ -121,8 +123,9 @@ public enum LuaDefinitions {
                      + "[Flickr's page](https://www.flickr.com/services/api/\(method.name).html)")
         if !method.errors.isEmpty {
             lines.append("---")
-            lines.append("---Errors (`err.kind == \"api\"`, `err.code`): "
-                         + method.errors.map { "\($0.code) \(oneLine(FlickrMethod.plainText($0.message)))" }.joined(separator: "; ") + ".")
+            var errors = method.errors.map { "\($0.code) \(markdown($0.message))" }.joined(separator: "; ")
+            while errors.hasSuffix(".") { errors.removeLast() }
+            lines.append("---Errors (`err.kind == \"api\"`, `err.code`): " + errors + ".")
         }
         let required = method.requiredArguments
         lines.append("---@param args\(required.isEmpty ? "?" : "") \(method.name).Args"
@@ -936,6 +939,14 @@ public enum LuaDefinitions {
 
     static func luaKey(_ s: String) -> String {
         isIdentifier(s) ? s : "[\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"]"
+    }
+
+    /// Flickr's HTML as one line of Markdown: tags dropped, entities decoded, and an element
+    /// named in the text (`<photo>`, once decoded) in backquotes, so that a Markdown renderer
+    /// shows it instead of taking it for HTML.
+    static func markdown(_ html: String) -> String {
+        oneLine(FlickrMethod.plainText(html))
+            .replacingOccurrences(of: #"<(/?[A-Za-z_][A-Za-z0-9_:.-]*(?: [^<>]*)?/?)>"#, with: "`<$1>`", options: .regularExpression)
     }
 
     /// Text on one line (no line break can end the comment early).

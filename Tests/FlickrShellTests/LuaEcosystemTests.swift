@@ -110,6 +110,10 @@ struct EditorDefinitionTests {
             #expect(fields.count == method.arguments.count, "\(method.name): \(fields.keys.sorted()) vs the catalog")
             #expect(parameters[method.name] == method.requiredArguments.isEmpty, "\(method.name)'s args parameter")
         }
+        // Each namespace is a class, so that an editor reports a name it lacks (flickr.photos.serach).
+        for namespace in LuaDefinitions.namespaces() {
+            #expect(text.contains("---@class flickr.\(namespace)\nflickr.\(namespace) = {}\n"), "namespace \(namespace)")
+        }
         let kinds = try #require(lines.first { $0.hasPrefix("---@alias flickr.ErrorKind ") })
         for kind in FlickrError.Kind.allCases.map(\.rawValue) + ["lua"] { #expect(kinds.contains("\"\(kind)\""), "kind \(kind)") }
         // Documentation: a method's description and a required argument's.
