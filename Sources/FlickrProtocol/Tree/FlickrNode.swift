@@ -59,11 +59,10 @@ public enum FlickrNode: Sendable, Hashable {
         }
     }
 
-    /// The string when this is a string node.
-    public var string: String? {
-        if case .string(let s) = self { return s }
-        return nil
-    }
+    /// The value as a string, however Flickr sent it: an attribute (`<photo title="…">`, a
+    /// string node) or element text (`<title>…</title>`, the ``textKey`` entry; `_content` in
+    /// JSON). The same as ``text``; nil for a list or a map without text.
+    public var string: String? { text }
 
     /// The map when this is a map node.
     public var map: FlickrMap? {
@@ -76,9 +75,6 @@ public enum FlickrNode: Sendable, Hashable {
         if case .list(let l) = self { return l }
         return [self]
     }
-
-    /// The text as an integer, when it is one.
-    public var int: Int? { text.flatMap { Int($0) } }
 }
 
 /// An insertion-ordered string-keyed map. Flickr elements have few keys, so lookup is a linear
