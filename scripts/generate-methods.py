@@ -40,6 +40,7 @@ The catalog has no argument types, so they come from names and descriptions, by 
      between tags, a tag with a space quoted).
   7. Everything else String.
 `flickr.test.echo`, which takes any argument, also takes a dictionary of arguments.
+Methods that need write or delete permission are `@discardableResult`.
 """
 import html
 import json
@@ -228,6 +229,8 @@ def method_lines(m, indent):
     body += ["- Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.",
              "- Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does."]
     out = doc(body, indent)
+    if perms in ("write", "delete"):
+        out.append(indent + "@discardableResult")
     sig = f"public func {escape(func)}({', '.join(params)}) async throws(FlickrError) -> FlickrNode {{"
     out.append(indent + sig)
     inner = indent + "    "

@@ -267,6 +267,7 @@ extension FlickrMethods {
         ///              service id and we'll post to the first blog of that service we find. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func postPhoto(photoID: String, title: String, description: String, blogID: String? = nil, blogPassword: String? = nil, service: String? = nil) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photo_id", photoID)
@@ -463,6 +464,7 @@ extension FlickrMethods {
         ///   - photoID: The id of the photo to add to the user's favorites.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func add(photoID: String) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photo_id", photoID)
@@ -559,6 +561,7 @@ extension FlickrMethods {
         ///   - photoID: The id of the photo to remove from the user's favorites.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func remove(photoID: String) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photo_id", photoID)
@@ -583,6 +586,7 @@ extension FlickrMethods {
         ///   - fullResponse: (Flickr's reference says nothing more.) Sent as 1 or 0. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func addPhoto(galleryID: String, photoID: String, comment: String? = nil, fullResponse: Bool? = nil) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("gallery_id", galleryID)
@@ -603,6 +607,7 @@ extension FlickrMethods {
         ///   - fullResult: Get the result in the same format as galleries.getList Sent as 1 or 0. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func create(title: String, description: String, primaryPhotoID: String? = nil, fullResult: Bool? = nil) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("title", title)
@@ -622,6 +627,7 @@ extension FlickrMethods {
         ///   - description: The new description for the gallery. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func editMeta(galleryID: String, title: String, description: String? = nil) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("gallery_id", galleryID)
@@ -641,6 +647,7 @@ extension FlickrMethods {
         ///   - comment: The updated comment the photo.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func editPhoto(galleryID: String, photoID: String, comment: String) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("gallery_id", galleryID)
@@ -662,6 +669,7 @@ extension FlickrMethods {
         ///               photos replaces the existing list. Sent comma-separated.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func editPhotos(galleryID: String, primaryPhotoID: String, photoIDs: [String]) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("gallery_id", galleryID)
@@ -796,6 +804,7 @@ extension FlickrMethods {
         ///   - fullResponse: (Flickr's reference says nothing more.) Sent as 1 or 0. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func removePhoto(galleryID: String, photoID: String, fullResponse: Bool? = nil) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("gallery_id", galleryID)
@@ -852,6 +861,7 @@ extension FlickrMethods {
         ///                  flickr.groups.getInfo). Sent as 1 or 0. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func join(groupID: String, acceptRules: Bool? = nil) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("group_id", groupID)
@@ -872,6 +882,7 @@ extension FlickrMethods {
         ///                  flickr.groups.getInfo). Sent as 1 or 0.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func joinRequest(groupID: String, message: String, acceptRules: Bool) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("group_id", groupID)
@@ -891,6 +902,7 @@ extension FlickrMethods {
         ///   - deletePhotos: Delete all photos by this user from the group Sent as 1 or 0. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func leave(groupID: String, deletePhotos: Bool? = nil) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("group_id", groupID)
@@ -945,6 +957,7 @@ extension FlickrMethods {
                 ///   - message: The message to post to the topic.
                 /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
                 /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+                @discardableResult
                 public func add(groupID: String, topicID: String, message: String) async throws(FlickrError) -> FlickrNode {
                     var typed = TypedArguments()
                     typed.add("group_id", groupID)
@@ -965,6 +978,7 @@ extension FlickrMethods {
                 ///   - replyID: The ID of the reply to delete.
                 /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
                 /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+                @discardableResult
                 public func delete(groupID: String, topicID: String, replyID: String) async throws(FlickrError) -> FlickrNode {
                     var typed = TypedArguments()
                     typed.add("group_id", groupID)
@@ -986,6 +1000,7 @@ extension FlickrMethods {
                 ///   - message: The message to edit the post with.
                 /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
                 /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+                @discardableResult
                 public func edit(groupID: String, topicID: String, replyID: String, message: String) async throws(FlickrError) -> FlickrNode {
                     var typed = TypedArguments()
                     typed.add("group_id", groupID)
@@ -1054,6 +1069,7 @@ extension FlickrMethods {
                 ///   - message: The topic message.
                 /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
                 /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+                @discardableResult
                 public func add(groupID: String, subject: String, message: String) async throws(FlickrError) -> FlickrNode {
                     var typed = TypedArguments()
                     typed.add("group_id", groupID)
@@ -1149,6 +1165,7 @@ extension FlickrMethods {
             ///   - groupID: The NSID of the group who's pool the photo is to be added to.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func add(photoID: String, groupID: String) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("photo_id", photoID)
@@ -1234,6 +1251,7 @@ extension FlickrMethods {
             ///   - groupID: The NSID of the group who's pool the photo is to removed from.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func remove(photoID: String, groupID: String) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("photo_id", photoID)
@@ -1692,6 +1710,7 @@ extension FlickrMethods {
         ///   - tags: The tags to add to the photo. Sent as one tag string (a tag with a space is quoted).
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func addTags(photoID: String, tags: [String]) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photo_id", photoID)
@@ -1707,6 +1726,7 @@ extension FlickrMethods {
         ///   - photoID: The id of the photo to delete.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func delete(photoID: String) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photo_id", photoID)
@@ -2195,6 +2215,7 @@ extension FlickrMethods {
         ///            flickr.photos.getInfo.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func removeTag(tagID: String) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("tag_id", tagID)
@@ -2401,6 +2422,7 @@ extension FlickrMethods {
         ///                  for Other.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func setContentType(photoID: String, contentType: Int) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photo_id", photoID)
@@ -2422,6 +2444,7 @@ extension FlickrMethods {
         ///                           documentation) Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func setDates(photoID: String, datePosted: Date? = nil, dateTaken: Date? = nil, dateTakenGranularity: Int? = nil) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photo_id", photoID)
@@ -2442,6 +2465,7 @@ extension FlickrMethods {
         ///                  Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func setMeta(photoID: String, title: String? = nil, description: String? = nil) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photo_id", photoID)
@@ -2465,6 +2489,7 @@ extension FlickrMethods {
         ///                  friends & family `2`: contacts `3`: everybody Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func setPerms(photoID: String, isPublic: Bool, isFriend: Bool, isFamily: Bool, permComment: Int? = nil, permAddmeta: Int? = nil) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photo_id", photoID)
@@ -2488,6 +2513,7 @@ extension FlickrMethods {
         ///             Yes or 0 for No. Sent as 1 or 0. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func setSafetyLevel(photoID: String, safetyLevel: Int? = nil, hidden: Bool? = nil) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photo_id", photoID)
@@ -2506,6 +2532,7 @@ extension FlickrMethods {
         ///           with a space is quoted).
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func setTags(photoID: String, tags: [String]) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photo_id", photoID)
@@ -2527,6 +2554,7 @@ extension FlickrMethods {
             ///   - commentText: Text of the comment
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func addComment(photoID: String, commentText: String) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("photo_id", photoID)
@@ -2542,6 +2570,7 @@ extension FlickrMethods {
             ///   - commentID: The id of the comment to edit.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func deleteComment(commentID: String) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("comment_id", commentID)
@@ -2557,6 +2586,7 @@ extension FlickrMethods {
             ///   - commentText: Update the comment to this text.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func editComment(commentID: String, commentText: String) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("comment_id", commentID)
@@ -2643,6 +2673,7 @@ extension FlickrMethods {
             ///            a WOE ID.) Optional.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func batchCorrectLocation(lat: Double, lon: Double, accuracy: Int, placeID: String? = nil, woeID: String? = nil) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("lat", lat)
@@ -2667,6 +2698,7 @@ extension FlickrMethods {
             ///            a WOE ID.) Optional.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func correctLocation(photoID: String, foursquareID: String, placeID: String? = nil, woeID: String? = nil) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("photo_id", photoID)
@@ -2749,6 +2781,7 @@ extension FlickrMethods {
             ///   - photoID: The id of the photo you want to remove location data from.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func removeLocation(photoID: String) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("photo_id", photoID)
@@ -2768,6 +2801,7 @@ extension FlickrMethods {
             ///              1, indoors. • 2, outdoors.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func setContext(photoID: String, context: String) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("photo_id", photoID)
@@ -2798,6 +2832,7 @@ extension FlickrMethods {
             ///              defined" Optional.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func setLocation(photoID: String, lat: Double, lon: Double, accuracy: Int? = nil, context: String? = nil) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("photo_id", photoID)
@@ -2824,6 +2859,7 @@ extension FlickrMethods {
             ///   - photoID: The id of the photo to get permissions for.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func setPerms(isPublic: Bool, isContact: Bool, isFriend: Bool, isFamily: Bool, photoID: String) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("is_public", isPublic)
@@ -2875,6 +2911,7 @@ extension FlickrMethods {
             ///                argument.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func setLicense(photoID: String, licenseID: Int) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("photo_id", photoID)
@@ -2901,6 +2938,7 @@ extension FlickrMethods {
             ///   - noteText: The description of the note
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func add(photoID: String, noteX: Int, noteY: Int, noteW: Int, noteH: Int, noteText: String) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("photo_id", photoID)
@@ -2920,6 +2958,7 @@ extension FlickrMethods {
             ///   - noteID: The id of the note to delete
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func delete(noteID: String) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("note_id", noteID)
@@ -2940,6 +2979,7 @@ extension FlickrMethods {
             ///   - noteText: The description of the note
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func edit(noteID: String, noteX: Int, noteY: Int, noteW: Int, noteH: Int, noteText: String) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("note_id", noteID)
@@ -2971,6 +3011,7 @@ extension FlickrMethods {
             ///   - personH: The height (in pixels) of the box around the person. Optional.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func add(photoID: String, userID: String, personX: Int? = nil, personY: Int? = nil, personW: Int? = nil, personH: Int? = nil) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("photo_id", photoID)
@@ -2991,6 +3032,7 @@ extension FlickrMethods {
             ///   - userID: The NSID of the person to remove from the photo.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func delete(photoID: String, userID: String) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("photo_id", photoID)
@@ -3007,6 +3049,7 @@ extension FlickrMethods {
             ///   - userID: The NSID of the person whose bounding box you want to remove.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func deleteCoords(photoID: String, userID: String) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("photo_id", photoID)
@@ -3027,6 +3070,7 @@ extension FlickrMethods {
             ///   - personH: The height (in pixels) of the box around the person.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func editCoords(photoID: String, userID: String, personX: Int, personY: Int, personW: Int, personH: Int) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("photo_id", photoID)
@@ -3066,6 +3110,7 @@ extension FlickrMethods {
             ///   - suggestionID: The unique ID for the location suggestion to approve.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func approveSuggestion(suggestionID: String) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("suggestion_id", suggestionID)
@@ -3097,6 +3142,7 @@ extension FlickrMethods {
             ///   - suggestionID: The unique ID of the suggestion to reject.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func rejectSuggestion(suggestionID: String) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("suggestion_id", suggestionID)
@@ -3111,6 +3157,7 @@ extension FlickrMethods {
             ///   - suggestionID: The unique ID for the location suggestion to approve.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func removeSuggestion(suggestionID: String) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("suggestion_id", suggestionID)
@@ -3137,6 +3184,7 @@ extension FlickrMethods {
             ///   - note: A short note or history to include with the suggestion. Optional.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func suggestLocation(photoID: String, lat: Double, lon: Double, accuracy: Int? = nil, woeID: String? = nil, placeID: String? = nil, note: String? = nil) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("photo_id", photoID)
@@ -3164,6 +3212,7 @@ extension FlickrMethods {
             ///              orientation. Valid values are 90, 180 and 270.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func rotate(photoID: String, degrees: Int) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("photo_id", photoID)
@@ -3210,6 +3259,7 @@ extension FlickrMethods {
         ///   - photoID: The id of the photo to add to the set.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func addPhoto(photosetID: String, photoID: String) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photoset_id", photosetID)
@@ -3228,6 +3278,7 @@ extension FlickrMethods {
         ///   - description: A description of the photoset. May contain limited html. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func create(title: String, primaryPhotoID: String, description: String? = nil) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("title", title)
@@ -3244,6 +3295,7 @@ extension FlickrMethods {
         ///   - photosetID: The id of the photoset to delete. It must be owned by the calling user.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func delete(photosetID: String) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photoset_id", photosetID)
@@ -3260,6 +3312,7 @@ extension FlickrMethods {
         ///   - description: A description of the photoset. May contain limited html. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func editMeta(photosetID: String, title: String, description: String? = nil) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photoset_id", photosetID)
@@ -3282,6 +3335,7 @@ extension FlickrMethods {
         ///               flickr.photosets.addPhoto to append a photo to a set. Sent comma-separated.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func editPhotos(photosetID: String, primaryPhotoID: String, photoIDs: [String]) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photoset_id", photosetID)
@@ -3400,6 +3454,7 @@ extension FlickrMethods {
         ///                  the list, ordered by their IDs. Sent comma-separated.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func orderSets(photosetIDs: [String]) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photoset_ids", photosetIDs, joined: .commas)
@@ -3415,6 +3470,7 @@ extension FlickrMethods {
         ///   - photoID: The id of the photo to remove from the set.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func removePhoto(photosetID: String, photoID: String) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photoset_id", photosetID)
@@ -3431,6 +3487,7 @@ extension FlickrMethods {
         ///   - photoIDs: Comma-delimited list of photo ids to remove from the photoset. Sent comma-separated.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func removePhotos(photosetID: String, photoIDs: [String]) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photoset_id", photosetID)
@@ -3448,6 +3505,7 @@ extension FlickrMethods {
         ///               their original order Sent comma-separated.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func reorderPhotos(photosetID: String, photoIDs: [String]) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photoset_id", photosetID)
@@ -3464,6 +3522,7 @@ extension FlickrMethods {
         ///   - photoID: The id of the photo to set as primary.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func setPrimaryPhoto(photosetID: String, photoID: String) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("photoset_id", photosetID)
@@ -3485,6 +3544,7 @@ extension FlickrMethods {
             ///   - commentText: Text of the comment
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func addComment(photosetID: String, commentText: String) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("photoset_id", photosetID)
@@ -3500,6 +3560,7 @@ extension FlickrMethods {
             ///   - commentID: The id of the comment to delete from a photoset.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func deleteComment(commentID: String) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("comment_id", commentID)
@@ -3515,6 +3576,7 @@ extension FlickrMethods {
             ///   - commentText: Update the comment to this text.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+            @discardableResult
             public func editComment(commentID: String, commentText: String) async throws(FlickrError) -> FlickrNode {
                 var typed = TypedArguments()
                 typed.add("comment_id", commentID)
@@ -4764,6 +4826,7 @@ extension FlickrMethods {
         ///   - testimonialText: The text of the testimonial. HTML/BBCode is not accepted
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func addTestimonial(userID: String, testimonialText: String) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("user_id", userID)
@@ -4779,6 +4842,7 @@ extension FlickrMethods {
         ///   - testimonialID: ID of the testimonial to approve
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func approveTestimonial(testimonialID: String) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("testimonial_id", testimonialID)
@@ -4794,6 +4858,7 @@ extension FlickrMethods {
         ///   - testimonialID: (Flickr's reference says nothing more.)
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func deleteTestimonial(testimonialID: String) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("testimonial_id", testimonialID)
@@ -4812,6 +4877,7 @@ extension FlickrMethods {
         ///   - testimonialText: The text of the testimonial. HTML/BBCode is not accepted
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
+        @discardableResult
         public func editTestimonial(userID: String, testimonialID: String, testimonialText: String) async throws(FlickrError) -> FlickrNode {
             var typed = TypedArguments()
             typed.add("user_id", userID)
