@@ -4,7 +4,8 @@ import PackageDescription
 // Layers (docs/ARCHITECTURE.md): C faces (libxml2, the compiled-in catalog and Lua, Lua, readline)
 // → FlickrProtocol → FlickrAPI / FlickrSandbox → FlickrJobs → FlickrLua (on LuaKit) → FlickrLuaSandbox
 // → FlickrShell → executables. FlickrLuaSandbox and FlickrShell also use FlickrSandbox (the
-// in-process `--sandbox`). Each target lists exactly the modules its sources import.
+// in-process `--sandbox`); FlickrLuaModule packages FlickrLua as a C module for lua5.4. Each
+// target lists exactly the modules its sources import (and CFlickrLuaModule, linked, not imported).
 // Dependencies: the lowest versions known to work; `from:` lets an application that uses these
 // libraries resolve newer compatible releases.
 let package = Package(
@@ -19,6 +20,8 @@ let package = Package(
         .library(name: "FlickrLua", targets: ["FlickrLua"]),
         .library(name: "FlickrJobs", targets: ["FlickrJobs"]),
         .library(name: "FlickrLibrary", targets: ["FlickrLibrary"]),
+        // `require "flickr"` in Debian's lua5.4: libflickr-lua.so, installed as lib/lua/5.4/flickr.so.
+        .library(name: "flickr-lua", type: .dynamic, targets: ["FlickrLuaModule"]),
         .executable(name: "flickr", targets: ["flickr"]),
         .executable(name: "flickr-sandbox", targets: ["flickr-sandbox"]),
         .executable(name: "flickr-demo", targets: ["flickr-demo"]),
@@ -145,6 +148,21 @@ let package = Package(
             dependencies: [
                 "FlickrLua", "LuaKit", "FlickrSandbox", "FlickrAPI", "FlickrProtocol",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        // The `flickr` module as a Lua C module for a stock lua5.4 (the flickr-lua library):
+        // luaopen_flickr in C (it raises the error), the rest in Swift on LuaKit's foreign host.
+        .target(
+            name: "CFlickrLuaModule",
+            dependencies: ["CLua"]
+        ),
+        .target(
+            name: "FlickrLuaModule",
+            dependencies: ["CFlickrLuaModule", "FlickrLua", "LuaKit", "FlickrAPI", .product(name: "Logging", package: "swift-log")],
+            linkerSettings: [
+                // SwiftPM links the Swift runtime statically (--static-swift-stdlib) into
+                // executables only; the module must load where no Swift is installed.
+                .unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release)),
             ]
         ),
         // Batch jobs: selection past the search cap, plans, the journal, resume, undo (no Lua).

@@ -6,6 +6,7 @@
  * async-signal-safe. */
 #include "CLuaShim.h"
 #include <errno.h>
+#include <signal.h>
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -22,9 +23,23 @@ struct lk_host {
     void *owner;
 };
 
+/* Registry key of the flags of a state LuaKit did not create (lk_host_attach_foreign): a light
+ * userdata. */
+static const char lk_foreign_key = 0;
+
+/* The flags of L's state. A state LuaKit created allocates from lk_heap_alloc and keeps them in
+ * its extra space; any other state (a C module's host) keeps that space for itself, so there
+ * they are in the registry. */
 static lk_host *lk_host_of(lua_State *L) {
-    lk_host *h;
-    memcpy(&h, lua_getextraspace(L), sizeof h);
+    lk_host *h = NULL;
+    void *ud;
+    if (lua_getallocf(L, &ud) == lk_heap_alloc) {
+        memcpy(&h, lua_getextraspace(L), sizeof h);
+        return h;
+    }
+    if (!lua_checkstack(L, 1)) return NULL;
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_foreign_key) == LUA_TLIGHTUSERDATA) h = lua_touserdata(L, -1);
+    lua_pop(L, 1);
     return h;
 }
 
@@ -135,4 +150,138 @@ void lk_host_wake(lk_host *h) {
 void lk_host_sleep(lk_host *h) {
     while (sem_wait(&h->wake) != 0 && errno == EINTR) {
     }
+}
+
+/* ---- A state someone else created (CLuaShim.h, part 3b) ------------------------------------ */
+
+/* Registry key of the anchor: a full userdata whose __gc detaches the host when the state
+ * closes. */
+static const char lk_anchor_key = 0;
+
+typedef struct {
+    lk_host *host;
+    lk_release_fn release;
+} lk_anchor;
+
+/* __gc of the anchor (lua_close): forget the flags, then let the owner go (it frees them). */
+static int lk_anchor_gc(lua_State *L) {
+    lk_anchor *a = (lk_anchor *)lua_touserdata(L, 1);
+    if (a == NULL || a->host == NULL) return 0;
+    void *owner = a->host->owner;
+    a->host = NULL;
+    lua_pushnil(L);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_foreign_key);
+    if (a->release != NULL && owner != NULL) a->release(owner);
+    return 0;
+}
+
+/* [-0, +0, m] The sentinel and the anchor (run protected by lk_host_attach_foreign); the flags
+ * come as a light userdata argument. */
+static int lk_make_foreign(lua_State *L) {
+    lk_host *h = (lk_host *)lua_touserdata(L, 1);
+    lk_release_fn release = *(lk_release_fn *)lua_touserdata(L, 2);
+    lk_make_interrupt(L);
+    lk_anchor *a = (lk_anchor *)lua_newuserdatauv(L, sizeof *a, 0);
+    a->host = NULL;
+    a->release = release;
+    lua_createtable(L, 0, 2);
+    lua_pushcfunction(L, lk_anchor_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushliteral(L, "LuaKit.host");
+    lua_setfield(L, -2, "__name");
+    lua_setmetatable(L, -2);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_anchor_key);
+    /* Nothing below allocates: the anchor is live only once the flags are findable. */
+    a->host = h;
+    lua_pushlightuserdata(L, h);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_foreign_key);
+    return 0;
+}
+
+lk_host *lk_host_attach_foreign(lua_State *L, lk_release_fn release) {
+    lk_host *h = calloc(1, sizeof *h);
+    if (h == NULL) return NULL;
+    atomic_init(&h->interrupt, 0);
+    atomic_init(&h->finished, 0);
+    if (sem_init(&h->wake, 0, 0) != 0) {
+        free(h);
+        return NULL;
+    }
+    lua_pushcfunction(L, lk_make_foreign);
+    lua_pushlightuserdata(L, h);
+    lua_pushlightuserdata(L, (void *)&release);
+    if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        /* A failure before the anchor holds the flags leaves nothing that points at them. */
+        lua_pushnil(L);
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_foreign_key);
+        sem_destroy(&h->wake);
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+/* SIGINT while a foreign state's Lua thread waits. One wait at a time per process catches it
+ * (the outermost wait of one state; lua.c has one state and one thread). */
+static _Atomic(lk_host *) lk_sigint_target = NULL;
+static atomic_int lk_sigint_count;
+static struct sigaction lk_sigint_saved;
+
+static void lk_sigint_handler(int sig) {
+    if (atomic_fetch_add(&lk_sigint_count, 1) >= 1) {
+        /* A second Ctrl-C before the wait gave up: end the process, as lua.c's second one does
+         * (delivered when this handler returns). */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    lk_host *h = atomic_load(&lk_sigint_target);
+    if (h != NULL) lk_host_interrupt(h);
+}
+
+/* lua.c's laction, on SIGINT, sets SIGINT back to its default action and sets a hook on the main
+ * thread (lstop: call, return and count 1) that raises "interrupted!" when Lua code runs next. */
+static int lk_luac_interrupt_pending(lua_State *main) {
+    return lua_gethook(main) != NULL && lua_gethookmask(main) == (LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT) &&
+           lua_gethookcount(main) == 1;
+}
+
+int lk_sigint_catch(lk_host *h, lua_State *main) {
+    struct sigaction current;
+    if (sigaction(SIGINT, NULL, &current) != 0) return 0;
+    int handled = (current.sa_flags & SA_SIGINFO) || (current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN);
+    if (!handled) {
+        if (current.sa_handler == SIG_DFL && lk_luac_interrupt_pending(main)) {
+            lua_sethook(main, NULL, 0, 0); /* what lstop does first: the interrupt is taken here */
+            return -1;
+        }
+        return 0;
+    }
+    lk_sigint_saved = current;
+    atomic_store(&lk_sigint_count, 0);
+    atomic_store(&lk_sigint_target, h);
+    struct sigaction ours;
+    memset(&ours, 0, sizeof ours);
+    ours.sa_handler = lk_sigint_handler;
+    sigemptyset(&ours.sa_mask);
+    if (sigaction(SIGINT, &ours, NULL) != 0) {
+        atomic_store(&lk_sigint_target, NULL);
+        return 0;
+    }
+    return 1;
+}
+
+void lk_sigint_release(lk_host *h, int interrupted) {
+    /* After an interrupt the wait took, SIGINT keeps its default action, as lua.c leaves it after
+     * its own first one (until the chunk ends); otherwise lua.c's handler comes back. */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGINT, interrupted ? &dfl : &lk_sigint_saved, NULL);
+    atomic_store(&lk_sigint_target, NULL);
+    /* A Ctrl-C that came as the wait ended (its answer was already in) belongs to the code that
+     * runs next: the handler now in place gets it (lua.c then raises "interrupted!" there). */
+    if (lk_host_take_interrupt(h)) raise(SIGINT);
 }

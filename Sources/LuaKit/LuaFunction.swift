@@ -186,6 +186,11 @@ private func luaKitDispatch(_ L: OpaquePointer?, _ box: UnsafeMutableRawPointer?
     guard let L, let box else { return 0 }
     let function = Unmanaged<LuaFunctionBox>.fromOpaque(box).takeUnretainedValue()
     let state = LuaState(L)
+    guard lk_host_owner(L) != nil else {
+        // A foreign state past its host's detach (a finalizer that runs during lua_close).
+        state.push("\(function.name): the Lua state is closing")
+        return LK_RAISE
+    }
     let host = state.host
     let saved = host.current
     host.current = L

@@ -41,9 +41,24 @@ extension LuaHost {
 
     /// Blocks the Lua thread until one of `tokens` completes, running reentrant jobs meanwhile
     /// on `state` (the thread that waits). An interrupt abandons every token and throws
-    /// ``LuaError/interrupted``.
+    /// ``LuaError/interrupted``. In a foreign state the outermost wait takes Ctrl-C from the
+    /// interpreter's SIGINT handler while it lasts (CLuaShim's `lk_sigint_catch`): lua.c's own
+    /// handler only sets a hook, which a thread blocked here would never reach; a lua.c interrupt
+    /// already pending when the wait begins is taken by it.
     func waitForAny(of tokens: Set<UInt64>, on state: LuaState) throws(LuaError) -> (UInt64, LuaAsyncOutcome) {
         assertLuaThread()
+        let caught = foreign && waitDepth == 0 ? lk_sigint_catch(flags, main) : 0
+        if caught < 0 {
+            // lua.c's interrupt came just before this wait (lk_sigint_catch took it).
+            for t in tokens { abandon(t) }
+            throw LuaError.interrupted
+        }
+        var interrupted = false
+        waitDepth += 1
+        defer {
+            waitDepth -= 1
+            if caught > 0 { lk_sigint_release(flags, interrupted ? 1 : 0) }
+        }
         while true {
             let (jobs, done) = inbox.withLock { box -> ([LuaJob], (UInt64, LuaAsyncOutcome)?) in
                 var jobs: [LuaJob] = []
@@ -63,6 +78,7 @@ extension LuaHost {
             }
             if lk_host_take_interrupt(flags) != 0 {
                 for t in tokens { abandon(t) }
+                interrupted = true
                 throw LuaError.interrupted
             }
             drainUnrefs()

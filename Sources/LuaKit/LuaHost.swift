@@ -41,8 +41,13 @@ final class LuaHost: @unchecked Sendable {
 
     let main: OpaquePointer
     let flags: OpaquePointer
-    /// The state's allocator (small blocks from size classes; see CLuaShim's heap.c).
-    let heap: OpaquePointer
+    /// The state's allocator (small blocks from size classes; see CLuaShim's heap.c); nil in a
+    /// foreign state.
+    let heap: OpaquePointer?
+    /// Whether the state belongs to another program — a Lua C module's host interpreter
+    /// (``LuaModuleHost``): its thread is the Lua thread, there is no job loop, no LuaKit
+    /// allocator or hook, and SIGINT is caught only while a call waits.
+    let foreign: Bool
     let inbox = Mutex(Inbox())
     private let stackSize: Int
     private nonisolated(unsafe) var thread = pthread_t()
@@ -57,6 +62,8 @@ final class LuaHost: @unchecked Sendable {
     nonisolated(unsafe) var tasks: [UInt64: Task<Void, Never>] = [:]
     nonisolated(unsafe) var nextToken: UInt64 = 1
     nonisolated(unsafe) var callDepth = 0
+    /// Blocking waits in progress (``waitForAny(of:on:)``; they nest through reentrant jobs).
+    nonisolated(unsafe) var waitDepth = 0
     nonisolated(unsafe) var raisedErrors: [any Error] = []
     /// The thread running the innermost Swift function (or the main state between calls).
     nonisolated(unsafe) var current: OpaquePointer
@@ -81,6 +88,7 @@ final class LuaHost: @unchecked Sendable {
         heap = h
         main = L
         current = L
+        foreign = false
         self.stackSize = stackSize
         // The hook and the extra space come first: coroutines copy both from the main thread.
         guard let f = lk_host_attach(L, nil, hookInterval) else {
@@ -103,6 +111,39 @@ final class LuaHost: @unchecked Sendable {
         }
         flags = f
         _ = lk_gc_generational(L)  // as lua.c does: cheaper for hosts that build many tables
+    }
+
+    /// Attaches to a state another program created and runs (``LuaModuleHost/attach(_:)``), on
+    /// that program's thread, which becomes the Lua thread. The state keeps the host (its anchor
+    /// releases it at `lua_close`).
+    init(attachingTo L: OpaquePointer) throws(LuaError) {
+        LuaFunctionBox.installTrampoline
+        // The main thread: `L` may be a coroutine (a require inside one).
+        lua_rawgeti(L, lk_registryindex(), Int64(LUA_RIDX_MAINTHREAD))
+        let mainThread = lua_tothread(L, -1)
+        lk_pop(L, 1)
+        guard let f = lk_host_attach_foreign(L, luaKitReleaseForeignHost) else {
+            throw LuaError(kind: .memory, message: "cannot attach LuaKit to the Lua state")
+        }
+        main = mainThread ?? L
+        current = main
+        flags = f
+        heap = nil
+        foreign = true
+        stackSize = 0
+        threadReady.withLock { $0 = pthread_self() }
+        lk_host_set_owner(f, Unmanaged.passRetained(self).toOpaque())
+    }
+
+    /// The state of a foreign host closed (its anchor's `__gc`, inside `lua_close`): nothing
+    /// may touch it any more; async work still running is cancelled.
+    fileprivate func detach() {
+        closed = true
+        for task in tasks.values { task.cancel() }
+        tasks.removeAll()
+        deliveries.removeAll()
+        raisedErrors.removeAll()
+        hostCoroutines.removeAll()
     }
 
     /// Stores the unretained owner pointer and starts the Lua thread.
@@ -221,7 +262,8 @@ final class LuaHost: @unchecked Sendable {
     }
 
     deinit {
-        // Only the Lua thread (which retains the host while it runs) can release the last reference.
+        // Only the Lua thread (which retains the host while it runs) can release the last
+        // reference; a foreign state's anchor releases it when the state closes.
         lk_host_free(flags)
     }
 
@@ -244,4 +286,10 @@ final class LuaHost: @unchecked Sendable {
         }
         if !refs.isEmpty { releaseRefs(refs) }
     }
+}
+
+/// The anchor of a foreign state was collected (`lua_close`): its retained host goes.
+private func luaKitReleaseForeignHost(_ owner: UnsafeMutableRawPointer?) {
+    guard let owner else { return }
+    Unmanaged<LuaHost>.fromOpaque(owner).takeRetainedValue().detach()
 }

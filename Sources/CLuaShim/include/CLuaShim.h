@@ -114,7 +114,8 @@ lk_host *lk_host_attach(lua_State *L, void *owner, int count);
 void lk_host_set_owner(lk_host *h, void *owner);
 /* Frees the flags; call after lua_close. */
 void lk_host_free(lk_host *h);
-/* The owner pointer stored for L's state (any thread of it), or NULL. */
+/* The owner pointer stored for L's state (any thread of it), or NULL (also for a foreign state
+ * once it has closed). */
 void *lk_host_owner(lua_State *L);
 
 /* Async-signal-safe: interrupts the job running now or, with none running, the next job to
@@ -130,6 +131,31 @@ void lk_host_job_finished(lk_host *h);
 void lk_push_interrupt(lua_State *L);
 /* 1 when the value at idx is the interrupt sentinel (raw comparison; never raises). */
 int lk_is_interrupt(lua_State *L, int idx);
+
+/* ---- 3b. A state someone else created (a Lua C module written in Swift) --------------------
+ * lua.c's state is not LuaKit's: its extra space, allocator and hook are the interpreter's own,
+ * and it runs on the interpreter's thread with no job loop. LuaKit then keeps its flags in the
+ * registry, installs no hook (lua.c's SIGINT handler interrupts running Lua code by itself) and
+ * only catches SIGINT while the Lua thread waits for async work (lk_sigint_catch). Memory
+ * errors stay acceptable: the interpreter's allocator is realloc (lauxlib's l_alloc). */
+
+/* Creates the flags for L's state, stores them in the registry with the interrupt sentinel and
+ * an anchor whose __gc calls release(owner) once, at lua_close (set the owner with
+ * lk_host_set_owner). No hook, nothing in the extra space. NULL when memory runs out. */
+lk_host *lk_host_attach_foreign(lua_State *L, lk_release_fn release);
+
+/* While the Lua thread of a foreign state waits (`main` is its main thread). If SIGINT has a
+ * handler (lua.c's laction, installed around each chunk it runs), it is replaced by one that
+ * interrupts h (a second Ctrl-C during the wait ends the process, as lua.c's second one does), and
+ * 1 is returned. If SIGINT is at its default action with lua.c's interrupt hook set on `main` (a
+ * Ctrl-C came between lua.c's chunk start and this wait: laction leaves exactly that), the hook
+ * is removed — the interrupt is the wait's — and -1 is returned. Else 0: nothing to undo. */
+int lk_sigint_catch(lk_host *h, lua_State *main);
+/* After a catch that returned 1: puts lua.c's handler back, or, when the wait took an interrupt
+ * (`interrupted`), leaves SIGINT at its default action as lua.c's laction does; an interrupt that
+ * came after the wait ended is handed to that handler (raise(SIGINT)), so that it is not lost.
+ * Call both on the Lua thread. */
+void lk_sigint_release(lk_host *h, int interrupted);
 
 /* Async-signal-safe: wakes the Lua thread (sem_post). */
 void lk_host_wake(lk_host *h);
