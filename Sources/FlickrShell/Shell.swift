@@ -102,18 +102,15 @@ public enum FlickrShell {
 
     /// The per-key budget every flickr process shares (`--budget`, else `FLICKR_BUDGET`, else a
     /// little under Flickr's 3,600 calls an hour for a real endpoint and none on loopback).
+    /// (The rule is FlickrLuaSession's, which `require "flickr"` in lua5.4 follows too.)
     static func applyBudget(_ invocation: Invocation, environment: [String: String], to client: FlickrClient) throws {
-        let text = invocation.budget ?? environment["FLICKR_BUDGET"].flatMap { $0.isEmpty ? nil : $0 }
-        let budget: CallBudget
-        if let text {
-            do { budget = try CallBudget.parse(text) } catch {
-                throw Invocation.UsageError(message: "--budget/FLICKR_BUDGET: \(error.message)")
-            }
-        } else if Loopback.isLoopback(url: client.context.endpoints.rest) {
-            return
-        } else {
-            budget = CallBudget.flickrDefault
+        let budget: CallBudget?
+        do {
+            budget = try FlickrLuaSession.callBudget(invocation.budget, environment: environment, rest: client.context.endpoints.rest)
+        } catch {
+            throw Invocation.UsageError(message: "--budget/FLICKR_BUDGET: \(error.message)")
         }
+        guard let budget else { return }
         client.pacer = try SharedBudget(budget: budget, store: JobStore(path: JobStore.defaultPath(environment: environment)))
     }
 

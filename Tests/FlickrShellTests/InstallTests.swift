@@ -52,7 +52,7 @@ struct InstallTests {
         let install = try await Products.run(URL(fileURLWithPath: checkout + "/scripts/install"), ["--prefix", prefix.path],
                                              directory: work, timeout: 40 * 60)
         try #require(install.status == 0 && !install.timedOut, "scripts/install failed:\n\(install.stdout)\(install.stderr)")
-        let expected = ["bin/flickr", "bin/flickr-sandbox", "share/man/man1/flickr.1", "share/man/man1/flickr-sandbox.1",
+        let expected = ["bin/flickr", "bin/flickr-sandbox", "lib/lua/5.4/flickr.so", "share/man/man1/flickr.1", "share/man/man1/flickr-sandbox.1",
                         "share/bash-completion/completions/flickr", "share/zsh/site-functions/_flickr",
                         "share/fish/vendor_completions.d/flickr.fish", "share/flickr/flickr.lua", "share/flickr/luacheckrc"]
         for file in expected {
@@ -70,6 +70,14 @@ struct InstallTests {
             #expect(!needed.contains { $0.hasPrefix("libswift") || $0.contains("Foundation") || $0.contains("dispatch") })
         }
         #expect(try await dynamicLibraries(prefix.path + "/bin/flickr").contains("liblua5.4.so.0"))
+        // flickr.so takes Lua from the interpreter that loads it (Debian's lua5.4 has it built in):
+        // no liblua5.4, no readline, no Swift library.
+        let module = try await dynamicLibraries(prefix.path + "/lib/lua/5.4/flickr.so")
+        let moduleAllowed: Set<String> = ["libxml2.so.2", "libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1",
+                                          "ld-linux-x86-64.so.2", "libdl.so.2", "libpthread.so.0", "librt.so.1", "libz.so.1",
+                                          "libsqlite3.so.0"]
+        #expect(!module.isEmpty && module.allSatisfy(moduleAllowed.contains),
+                "flickr.so needs \(module.filter { !moduleAllowed.contains($0) }) beyond the allowed libraries")
 
         // 3. Hide the checkout.
         let probe = try await Products.run(URL(fileURLWithPath: "/usr/bin/env"),
@@ -133,6 +141,14 @@ struct InstallTests {
         let pretty = try await flickrCall(["call", "flickr.test.echo", "word=installed"])
         #expect(pretty.status == 0 && pretty.stdout.contains("word = { _text = \"installed\" }") && pretty.stderr.isEmpty,
                 "\(pretty.stdout)\(pretty.stderr)")
+
+        // 5b. Debian's lua5.4 loads the installed flickr.so, configured by the same variables.
+        let fromLua = try await Products.run(hidden, ["lua5.4", "-e", """
+            local flickr = require "flickr"
+            print(flickr.test.echo{ word = "from lua5.4" }.word._text, flickr.config().endpoint, type(require "flickr.pretty"))
+            """], environment: environment.merging(auth) { $1 }.merging(
+                ["FLICKR_ENDPOINT": url, "LUA_CPATH": installed.path + "/lib/lua/5.4/?.so"]) { $1 }, timeout: 120)
+        #expect(fromLua.status == 0 && fromLua.stdout == "from lua5.4\t\(url)\ttable\n", "\(fromLua.stdout)\(fromLua.stderr)")
 
         // 6. The REPL through a pseudo-terminal: pretty printing and completion.
         let pty = try await Products.run(URL(fileURLWithPath: "/usr/bin/env"),
