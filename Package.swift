@@ -10,7 +10,7 @@ import PackageDescription
 // libraries resolve newer compatible releases.
 let package = Package(
     name: "SwiftFlickr",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "FlickrAPI", targets: ["FlickrAPI"]),
         .library(name: "FlickrAPITesting", targets: ["FlickrAPITesting"]),
@@ -29,7 +29,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -39,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // SQLite: the sandbox's durable --state (and the retag job database).
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // `swift package generate-documentation --target FlickrAPI` (the DocC catalog in Sources/FlickrAPI).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // libxml2's SAX2 parser, via pkg-config (Debian: libxml2-dev).
@@ -228,6 +230,13 @@ let package = Package(
         .target(
             name: "FlickrTestSupport",
             path: "Tests/FlickrTestSupport"
+        ),
+        // The README's Swift snippets (scripts/readme-snippets writes them): compiled with the
+        // tests, so that what a reader copies builds; ReadmeSnippetsTests checks they are current.
+        .testTarget(
+            name: "ReadmeSnippets",
+            dependencies: ["FlickrAPI", "FlickrAPITesting", "FlickrSandbox"],
+            path: "Tests/ReadmeSnippets"
         ),
         .testTarget(
             name: "FlickrProtocolTests",

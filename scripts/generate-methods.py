@@ -209,6 +209,8 @@ def method_lines(m, indent):
         params.append(decl)
         adds.append(add_call(enc, a["name"], escape(label)))
         text = plain(a["description"]) or "(Flickr's reference says nothing more.)"
+        if text[-1] not in ".!?)":
+            text += "."
         note = ENCODING_NOTE[enc]
         docs.append((f"- {label}: ", (text + " " + note).strip() + ("" if is_required else " Optional.")))
     for a in args:

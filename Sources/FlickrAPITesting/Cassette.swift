@@ -27,8 +27,10 @@ public struct Cassette: Sendable, Hashable {
     /// The base URL the run was recorded against (nil: Flickr's own); a replay uses it, so that
     /// URLs the client builds come out the same.
     public var endpoint: String?
+    /// The requests and what came of each, in the order the answers arrived.
     public var exchanges: [Exchange]
 
+    /// A cassette recorded against `endpoint` (nil: Flickr's own), holding `exchanges`.
     public init(endpoint: String? = nil, exchanges: [Exchange] = []) {
         self.endpoint = endpoint
         self.exchanges = exchanges
@@ -36,8 +38,11 @@ public struct Cassette: Sendable, Hashable {
 
     /// One request and what came of it.
     public struct Exchange: Sendable, Hashable {
+        /// What was sent.
         public var request: Request
+        /// What came back.
         public var outcome: Outcome
+        /// An exchange of `request` and its `outcome`.
         public init(request: Request, outcome: Outcome) {
             self.request = request
             self.outcome = outcome
@@ -58,6 +63,7 @@ public struct Cassette: Sendable, Hashable {
         /// An upload's file.
         public var file: File?
 
+        /// A request; `arguments` are sorted by name then value, as they are recorded and matched.
         public init(service: String, httpMethod: String = "GET", path: String = "", arguments: [Argument] = [], file: File? = nil) {
             self.service = service
             self.httpMethod = httpMethod
@@ -82,22 +88,30 @@ public struct Cassette: Sendable, Hashable {
 
     /// One `name=value` argument.
     public struct Argument: Sendable, Hashable, Comparable {
+        /// The argument's name (`tags`).
         public var name: String
+        /// Its value, secrets blanked (``Cassette/redacted``).
         public var value: String
+        /// The argument `name=value`.
         public init(_ name: String, _ value: String) {
             self.name = name
             self.value = value
         }
+        /// By name, then by value: the order a request's arguments are kept in.
         public static func < (a: Argument, b: Argument) -> Bool { (a.name, a.value) < (b.name, b.value) }
     }
 
     /// An uploaded file, by its digest.
     public struct File: Sendable, Hashable {
+        /// The file's name as the client sent it.
         public var filename: String
+        /// Its MIME type (`image/jpeg`).
         public var mimeType: String
+        /// Its size in bytes.
         public var size: Int64
         /// Lowercase hex.
         public var sha256: String
+        /// A file as recorded: its name, type, size and digest.
         public init(filename: String, mimeType: String, size: Int64, sha256: String) {
             self.filename = filename
             self.mimeType = mimeType
@@ -108,16 +122,21 @@ public struct Cassette: Sendable, Hashable {
 
     /// What came back: an answer (any status), or no answer at all.
     public enum Outcome: Sendable, Hashable {
+        /// An answer arrived: its status, headers and body, whatever the status.
         case answer(Answer)
         /// The transport's failure (`network`, `timeout`…): the kind and message of its error.
         case failure(kind: String, message: String, unreachable: Bool, requestNotSent: Bool)
     }
 
+    /// An answer as recorded: status, the headers the client reads, the body.
     public struct Answer: Sendable, Hashable {
+        /// The HTTP status.
         public var status: Int
         /// The headers the client reads (``Cassette/recordedHeaders``).
         public var headers: [Argument]
+        /// The body's bytes (secrets and handed-out tokens blanked; an image's bytes as they were).
         public var body: [UInt8]
+        /// An answer with `status`, `headers` and `body`.
         public init(status: Int, headers: [Argument] = [], body: [UInt8]) {
             self.status = status
             self.headers = headers
@@ -223,9 +242,13 @@ public struct Cassette: Sendable, Hashable {
 extension Cassette {
     /// A cassette that cannot be read: the line and what is wrong there.
     public struct FormatError: Error, Sendable, CustomStringConvertible {
+        /// The cassette's path (or the name given to ``Cassette/parse(_:path:)``).
         public var path: String
+        /// The 1-based line where it is wrong; 0 when the file could not be read at all.
         public var line: Int
+        /// What is wrong there.
         public var message: String
+        /// The form `description` shows: `path:line: message`.
         public var description: String { "\(path):\(line): \(message)" }
     }
 

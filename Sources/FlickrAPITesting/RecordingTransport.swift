@@ -45,6 +45,8 @@ public final class RecordingTransport: FlickrTransport {
     /// How many exchanges were written.
     public var count: Int { state.withLock { $0.count } }
 
+    /// Sends `request` through the inner transport and appends the exchange — the answer, or the
+    /// error it throws — to the cassette before handing it back.
     public func send(_ request: FlickrTransportRequest) async throws(FlickrError) -> FlickrTransportResponse {
         let recorded = try await Cassette.request(request)
         do {

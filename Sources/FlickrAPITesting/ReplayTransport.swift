@@ -41,6 +41,7 @@ public final class ReplayTransport: FlickrTransport {
         self.init(try Cassette.read(path), path: path)
     }
 
+    /// Answers from `cassette`, already read; `path` names it in messages.
     public init(_ cassette: Cassette, path: String = "the cassette") {
         self.cassette = cassette
         self.path = path
@@ -72,6 +73,9 @@ public final class ReplayTransport: FlickrTransport {
         return cassette.exchanges.indices.filter { !played.contains($0) }.map { cassette.exchanges[$0] }
     }
 
+    /// The recorded answer of the next unplayed exchange that matches `request`.
+    /// - Throws: The recorded failure as a ``FlickrAPI/FlickrError``; a `usage` error, also kept in
+    ///   ``misses``, when the cassette has no such request left.
     public func send(_ request: FlickrTransportRequest) async throws(FlickrError) -> FlickrTransportResponse {
         let asked = try await Cassette.request(request)
         let key = asked.key

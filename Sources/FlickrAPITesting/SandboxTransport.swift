@@ -41,13 +41,7 @@ public final class SandboxTransport: FlickrTransport {
     public var url: String { server.url }
 
     /// Its app and default user, its endpoints, no rate limit.
-    public var context: FlickrContext {
-        let c = server.credentials
-        var context = FlickrContext(apiKey: c.apiKey, sharedSecret: c.apiSecret, oauthToken: c.oauthToken,
-                                    oauthTokenSecret: c.oauthTokenSecret, endpoints: Endpoints(baseURL: server.url))
-        context.ratePolicy = .unlimited
-        return context
-    }
+    public var context: FlickrContext { FlickrContext(sandbox: server) }
 
     /// A client of the sandbox as its default user; `through` wraps this transport (a
     /// ``RecordingTransport`` made with it as `inner`), or nil to use it directly.
@@ -55,6 +49,9 @@ public final class SandboxTransport: FlickrTransport {
         FlickrClient(context: context, transport: through ?? self)
     }
 
+    /// Sends `request` to the sandbox over loopback.
+    /// - Throws: A `usage` ``FlickrAPI/FlickrError`` for a request to another endpoint (a client
+    ///   whose context is not this sandbox's), else what the network transport throws.
     public func send(_ request: FlickrTransportRequest) async throws(FlickrError) -> FlickrTransportResponse {
         guard request.endpoint.hasPrefix(server.url) else {
             throw FlickrError(kind: .usage, message: "the sandbox transport serves \(server.url) only, not \(request.endpoint) "

@@ -20,7 +20,7 @@ extension FlickrError: LuaErrorRepresentable {
             state.push(Int64(code))
             state.rawSet(field: "code", in: -2)
         }
-        set("message", message)
+        set("message", messageWithAdvice)
         set("method", method)
         if let httpStatus {
             state.push(Int64(httpStatus))

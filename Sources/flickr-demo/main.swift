@@ -28,10 +28,7 @@ struct Demo {
         let context: FlickrContext
         if let i = arguments.firstIndex(of: "--endpoint"), i + 1 < arguments.count {
             // Credentials as every SwiftFlickr program finds them: FLICKR_* variables, then the profile.
-            guard let resolved = try FlickrContext.resolve(explicit: FlickrProfile(endpoint: arguments[i + 1])) else {
-                throw FlickrError.missingCredentials("API key", method: "flickr-demo")
-            }
-            context = resolved
+            context = try FlickrContext.resolve(explicit: FlickrProfile(endpoint: arguments[i + 1]))
         } else {
             let server = try await FlickrSandboxServer.start(SandboxConfiguration())
             sandbox = server

@@ -176,16 +176,34 @@ import FlickrTestSupport
         }
     }
 
+    /// A view controller as an app writes one: main-actor isolated, conforming as written.
+    @MainActor final class PhotoViewController: FlickrRequestDelegate {
+        let done: AsyncStream<Result<FlickrNode, FlickrError>>.Continuation
+        var progress: [Int64] = []
+        var events: [String] = []
+        init(_ c: AsyncStream<Result<FlickrNode, FlickrError>>.Continuation) { done = c }
+        func flickrRequest(_ request: FlickrRequest, didCompleteWith response: FlickrNode) {
+            // A main-actor callback off the main actor would trap here.
+            MainActor.preconditionIsolated()
+            events.append("complete")
+            done.yield(.success(response))
+        }
+        func flickrRequest(_ request: FlickrRequest, didFailWith error: FlickrError) {
+            MainActor.preconditionIsolated()
+            events.append("fail")
+            done.yield(.failure(error))
+        }
+        func flickrRequest(_ request: FlickrRequest, imageUploadSentBytes sent: Int64, totalBytes: Int64?) {
+            MainActor.preconditionIsolated()
+            events.append("progress")
+            progress.append(sent)
+        }
+    }
+
     @Test func requestDelegateCompletesAndCancels() async throws {
         try await SandboxHarness.with { h in
-            final class Delegate: FlickrRequestDelegate, @unchecked Sendable {
-                let done: AsyncStream<Result<FlickrNode, FlickrError>>.Continuation
-                init(_ c: AsyncStream<Result<FlickrNode, FlickrError>>.Continuation) { done = c }
-                func flickrRequest(_ request: FlickrRequest, didCompleteWith response: FlickrNode) { done.yield(.success(response)) }
-                func flickrRequest(_ request: FlickrRequest, didFailWith error: FlickrError) { done.yield(.failure(error)) }
-            }
             let (stream, continuation) = AsyncStream<Result<FlickrNode, FlickrError>>.makeStream()
-            let delegate = Delegate(continuation)
+            let delegate = await PhotoViewController(continuation)
             let request = FlickrRequest(client: h.client)
             request.delegate = delegate
             request.sessionInfo = "step-1"
@@ -194,6 +212,15 @@ import FlickrTestSupport
             guard case .success(let rsp)? = await iterator.next() else { Issue.record("no completion"); return }
             #expect(rsp["x"]?.text == "1")
             #expect(request.sessionInfo as? String == "step-1")
+            // An upload: progress on the main actor, every one before the completion.
+            let path = try UploadTests.writeTemp(UploadTests.jpeg(size: 3 << 20), name: "delegate.jpg")
+            #expect(request.uploadImage(.file(path), arguments: ["title": "delegate"]))
+            let upload = await iterator.next()
+            guard case .success(let uploaded)? = upload else { Issue.record("no upload completion: \(String(describing: upload))"); return }
+            #expect(uploaded["photoid"]?.text?.isEmpty == false)
+            let (events, progress) = await MainActor.run { (delegate.events, delegate.progress) }
+            #expect(events.last == "complete" && events.dropLast().allSatisfy { $0 == "progress" || $0 == "complete" }, "\(events)")
+            #expect(!progress.isEmpty && progress == progress.sorted() && (progress.last ?? 0) >= 3 << 20, "\(progress)")
             await h.server.setLatency(milliseconds: 3000)
             #expect(request.callAPIMethod(withPOST: "flickr.test.echo"))
             try await Task.sleep(for: .milliseconds(100))

@@ -40,13 +40,17 @@ import FlickrTestSupport
         let store = try tempStore()
         try store.save(FlickrProfile(apiKey: "pk", apiSecret: "ps", oauthToken: "pt", oauthTokenSecret: "pts"), as: "work")
         let env = ["FLICKR_API_KEY": "ek", "FLICKR_PROFILE": "work", "FLICKR_ENDPOINT": "http://127.0.0.1:9"]
-        let ctx = try #require(try FlickrContext.resolve(explicit: FlickrProfile(apiSecret: "xs"), environment: env, store: store))
+        let ctx = try FlickrContext.resolve(explicit: FlickrProfile(apiSecret: "xs"), environment: env, store: store)
         #expect(ctx.apiKey == "ek")           // environment beats the profile
         #expect(ctx.sharedSecret == "xs")     // explicit beats both
         #expect(ctx.oauthToken == "pt")       // profile fills the rest
         #expect(ctx.endpoints.rest == "http://127.0.0.1:9/services/rest/")
         #expect(ctx.ratePolicy == .unlimited)
-        #expect(try FlickrContext.resolve(environment: [:], store: store) == nil)  // "default" does not exist
+        // "default" does not exist and nothing else gives a key: the error says what to set, in Swift terms.
+        let missing = #expect(throws: FlickrError.self) { try FlickrContext.resolve(environment: [:], store: store) }
+        #expect(missing?.kind == .usage && missing?.localizedDescription.contains("FlickrContext(apiKey:") == true
+                && missing?.localizedDescription.contains("FLICKR_API_KEY") == true
+                && missing?.localizedDescription.contains("flickr login") == false, "\(String(describing: missing?.localizedDescription))")
         #expect(!FlickrProfile(apiSecret: "secret-value-123").description.contains("secret-value-123"))
     }
 

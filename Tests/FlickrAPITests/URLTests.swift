@@ -45,7 +45,7 @@ import FlickrProtocol
     }
 
     @Test func pages() throws {
-        #expect(try PhotoURL.page(photo) == "https://www.flickr.com/photos/12037949754%40N01/12502775644/")
+        #expect(try PhotoURL.page(photo) == "https://www.flickr.com/photos/12037949754@N01/12502775644/")
         let info: FlickrNode = ["id": "2733", "owner": ["nsid": "12037949754@N01", "path_alias": "bees"]]
         #expect(try PhotoURL.page(info) == "https://www.flickr.com/photos/bees/2733/")
         let search: FlickrNode = ["id": "1", "owner": "x@N01", "pathalias": "alias"]
@@ -158,7 +158,26 @@ import FlickrProtocol
             Issue.record("signed without a key")
         } catch {
             #expect(error.kind == .usage)
-            for word in ["FLICKR_API_KEY", "flickr login", "--sandbox"] { #expect(error.message.contains(word)) }
+            // The command line's advice in `description` (what flickr and Lua print) …
+            for word in ["FLICKR_API_KEY", "flickr login", "--sandbox"] { #expect(error.description.contains(word), "\(error)") }
+            // … and a Swift program's in `localizedDescription`, with no command-line advice.
+            let swift = error.localizedDescription
+            for word in ["FLICKR_API_KEY", "FlickrContext(apiKey:", "FlickrContext(sandbox:)"] { #expect(swift.contains(word), "\(swift)") }
+            #expect(!swift.contains("flickr login") && !swift.contains("--sandbox"), "\(swift)")
+        }
+    }
+
+    @Test func refusedCallsAdviseInSwiftTerms() async {
+        // Port 9 (discard) on loopback: the call is refused before any request is made.
+        let client = FlickrClient(context: FlickrContext(apiKey: "k", sharedSecret: "s", endpoints: Endpoints(baseURL: "http://127.0.0.1:9")))
+        do throws(FlickrError) {
+            _ = try await client.call("flickr.photos.getInfo", ["photoid": "1"])
+            Issue.record("a misspelt argument was sent")
+        } catch {
+            let swift = error.localizedDescription
+            #expect(swift.hasPrefix("flickr.photos.getInfo: unknown argument photoid") && swift.contains("photo_id"), "\(swift)")
+            #expect(swift.contains("`strict: false` sends it anyway") && !swift.contains("--no-strict") && !swift.contains("Lua"), "\(swift)")
+            #expect(error.description.contains("--no-strict (flickr call)"), "\(error)")
         }
     }
 }

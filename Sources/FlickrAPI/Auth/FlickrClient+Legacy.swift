@@ -3,12 +3,18 @@ import Foundation
 
 /// A legacy (frob flow) auth token and its user.
 public struct LegacyToken: Sendable, Hashable, CustomStringConvertible {
+    /// The auth token (`auth_token`), sent with later calls and signed with `api_sig`.
     public var token: String
+    /// The permission it grants.
     public var perms: FlickrPermission
+    /// The NSID of the token's user.
     public var userNSID: String?
+    /// The user's screen name.
     public var username: String?
+    /// The user's full name.
     public var fullname: String?
 
+    /// The form `description` shows: the token masked, its permission and user.
     public var description: String { "LegacyToken(token: \(Redaction.mask(token)), perms: \(perms.rawValue), user: \(userNSID ?? "?"))" }
 }
 

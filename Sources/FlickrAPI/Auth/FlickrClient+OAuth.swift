@@ -5,27 +5,38 @@ import NIOCore
 
 /// A request token (step 1 of the OAuth dance).
 public struct OAuthRequestToken: Sendable, Hashable, CustomStringConvertible {
+    /// The request token (`oauth_token`), sent back at step 3.
     public var token: String
+    /// Its secret (`oauth_token_secret`), which signs the step 3 request.
     public var secret: String
+    /// Whether Flickr confirmed the callback (`oauth_callback_confirmed=true`).
     public var callbackConfirmed: Bool
 
+    /// A request token as step 1 gave it (or as stored between steps).
     public init(token: String, secret: String, callbackConfirmed: Bool = true) {
         self.token = token
         self.secret = secret
         self.callbackConfirmed = callbackConfirmed
     }
 
+    /// The form `description` shows: the token, its secret masked.
     public var description: String { "OAuthRequestToken(token: \(token), secret: \(Redaction.mask(secret)))" }
 }
 
 /// An access token (step 3) with the user it belongs to.
 public struct OAuthAccessToken: Sendable, Hashable, CustomStringConvertible {
+    /// The access token (`oauth_token`), sent with every call.
     public var token: String
+    /// Its secret, which signs every call.
     public var secret: String
+    /// The NSID of the user who approved the app, when Flickr says it.
     public var userNSID: String?
+    /// The user's screen name, when Flickr says it.
     public var username: String?
+    /// The user's full name, when Flickr says it.
     public var fullname: String?
 
+    /// An access token and what is known of its user.
     public init(token: String, secret: String, userNSID: String? = nil, username: String? = nil, fullname: String? = nil) {
         self.token = token
         self.secret = secret
@@ -34,6 +45,7 @@ public struct OAuthAccessToken: Sendable, Hashable, CustomStringConvertible {
         self.fullname = fullname
     }
 
+    /// The form `description` shows: token and secret masked, and the user.
     public var description: String {
         "OAuthAccessToken(token: \(Redaction.mask(token)), secret: \(Redaction.mask(secret)), user: \(userNSID ?? "?") \(username ?? ""))"
     }
@@ -41,9 +53,13 @@ public struct OAuthAccessToken: Sendable, Hashable, CustomStringConvertible {
 
 /// What `checkToken` says about a token.
 public struct TokenInfo: Sendable, Hashable {
+    /// The permission the token grants (`none` when Flickr names none this client knows).
     public var perms: FlickrPermission
+    /// The NSID of the token's user.
     public var userNSID: String?
+    /// The user's screen name.
     public var username: String?
+    /// The user's full name.
     public var fullname: String?
 }
 

@@ -30,8 +30,10 @@ public final class LoopbackCallbackReceiver: Sendable {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMap {
-                    channel.pipeline.addHandler(CallbackHandler(continuation: continuation))
+                // On the channel's event loop: the handler is built and added there and never leaves it.
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(CallbackHandler(continuation: continuation))
                 }
             }
             .bind(host: "127.0.0.1", port: port).get()
@@ -78,7 +80,7 @@ public final class LoopbackCallbackReceiver: Sendable {
 }
 
 /// Answers each request; reports the first one carrying a token and a verifier.
-private final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable {
+private final class CallbackHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
@@ -113,7 +115,8 @@ private final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable 
         headers.add(name: "Connection", value: "close")
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: page)))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        // The context stays on its event loop, where the write completes.
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

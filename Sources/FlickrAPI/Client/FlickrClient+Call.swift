@@ -7,7 +7,9 @@ import NIOHTTP1
 
 /// HTTP verb of a call.
 public enum HTTPVerb: String, Sendable, Hashable {
+    /// `GET`: arguments in the query string.
     case get = "GET"
+    /// `POST`: arguments in a form body.
     case post = "POST"
 }
 
@@ -53,7 +55,7 @@ extension FlickrClient {
     /// `<rsp stat="ok">` document are classified as ``call(_:arguments:verb:timeout:strict:)``
     /// does. `mapXML` runs inside the retry policy: a parse error it throws (a malformed answer)
     /// is retried like one of the client's own.
-    public func callBody<Mapped: Sendable>(_ method: String, arguments: [(String, String)], verb: HTTPVerb? = nil,
+    package func callBody<Mapped: Sendable>(_ method: String, arguments: [(String, String)], verb: HTTPVerb? = nil,
                                            timeout: Double? = nil, strict: Bool = true,
                                            mapXML: @escaping @Sendable ([UInt8]) async throws(FlickrError) -> Mapped)
         async throws(FlickrError) -> FlickrResponseBody<Mapped> {
@@ -111,12 +113,14 @@ extension FlickrClient {
         do {
             name = try MethodCatalog.shared.check(method, argumentNames: arguments.lazy.map(\.0), strict: strict)
         } catch {
-            throw FlickrError.usage(error.message, method: error.method)
+            throw FlickrError.refused(error)
         }
         let ctx = context
         if ctx.oauthToken == nil, ctx.authToken == nil, arguments.contains(where: { $0.0 == "user_id" && $0.1 == "me" }) {
-            throw FlickrError.usage("user_id=me stands for the logged-in user, and no login is configured: "
-                                    + "run `flickr login` (or pass an NSID such as 12037949754@N01)", method: name)
+            throw FlickrError.usage("user_id=me stands for the logged-in user, and no login is configured", method: name,
+                                    remedy: .init(commandLine: ": run `flickr login` (or pass an NSID such as 12037949754@N01)",
+                                                  swift: ": give the context an OAuth token (FlickrContext(apiKey:sharedSecret:oauthToken:oauthTokenSecret:)), "
+                                                      + "or pass an NSID such as 12037949754@N01"))
         }
         if Self.tagStringMethods.contains(name), let tags = arguments.last(where: { $0.0 == "tags" })?.1 {
             try Self.checkTags(tags, method: name)

@@ -63,7 +63,7 @@ public final class FlickrClient: Sendable {
 
     /// A pacer shared beyond this client (a budget per API key across processes), asked
     /// before every API call attempt in addition to the rate limiter; nil for none.
-    public var pacer: (any CallPacer)? {
+    package var pacer: (any CallPacer)? {
         get { pacerBox.withLock { $0 } }
         set { pacerBox.withLock { $0 = newValue } }
     }

@@ -3,12 +3,12 @@ import FlickrProtocol
 
 /// Turns one HTTP answer into a mapped response or the right ``FlickrError`` — a pure function,
 /// tested on the error bodies Flickr has been seen to send (Tests/Fixtures/errors).
-public enum ResponseClassifier {
+package enum ResponseClassifier {
     /// Classifies a REST, upload or replace answer.
     /// - Parameters:
     ///   - method: the Flickr method (or `upload`/`replace`) for error messages.
     ///   - retryAfter: the raw `Retry-After` header, if any.
-    public static func classify(status: Int, contentType: String?, retryAfter: String?,
+    package static func classify(status: Int, contentType: String?, retryAfter: String?,
                                 body: [UInt8], method: String?) throws(FlickrError) -> FlickrNode {
         if status == 401, let problem = oauthProblem(body) {
             throw problem.withMethod(method, status: status)
@@ -51,7 +51,7 @@ public enum ResponseClassifier {
     /// True when `body` is an XML `<rsp stat="ok">` document that ends with `</rsp>`: a complete
     /// success answer (an XML declaration and whitespace may come first and last). Cheap: it looks
     /// at the first and last bytes only; well-formedness is the mapper's job.
-    public static func isCompleteSuccessXML(_ body: [UInt8]) -> Bool {
+    package static func isCompleteSuccessXML(_ body: [UInt8]) -> Bool {
         var start = 0
         while start < body.count, isSpace(body[start]) { start += 1 }
         if body[start...].starts(with: Array("<?xml".utf8)) {
@@ -77,7 +77,7 @@ public enum ResponseClassifier {
     }
 
     /// `oauth_problem=…[&debug_sbs=…]` bodies → an OAuth error; nil for anything else.
-    public static func oauthProblem(_ body: [UInt8]) -> FlickrError? {
+    package static func oauthProblem(_ body: [UInt8]) -> FlickrError? {
         let text = String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard text.hasPrefix("oauth_problem=") else { return nil }
         // debug_sbs is the raw base string: it holds '&' itself, so it runs to the end of the body.
@@ -95,7 +95,7 @@ public enum ResponseClassifier {
     }
 
     /// Seconds from `Retry-After`: delta-seconds or an HTTP date.
-    public static func parseRetryAfter(_ value: String?) -> Double? {
+    package static func parseRetryAfter(_ value: String?) -> Double? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         if let s = Double(value) { return max(0, s) }
         let f = DateFormatter()
@@ -107,7 +107,7 @@ public enum ResponseClassifier {
     }
 
     /// The start of a body for error messages: at most 200 characters, whitespace collapsed.
-    public static func excerpt(_ body: [UInt8], limit: Int = 200) -> String {
+    package static func excerpt(_ body: [UInt8], limit: Int = 200) -> String {
         let text = String(decoding: body.prefix(limit * 4), as: UTF8.self)
         var out = ""
         var lastSpace = false

@@ -15,7 +15,9 @@ public struct CredentialResolver: Sendable {
         public var profileExists: Bool
     }
 
+    /// The environment read for `FLICKR_*` variables.
     public var environment: [String: String]
+    /// Where stored profiles are read.
     public var store: ProfileStore
 
     /// `store` defaults to the one the environment points at (`XDG_CONFIG_HOME`, `HOME`).
@@ -35,8 +37,9 @@ public struct CredentialResolver: Sendable {
         if stored == nil, named {
             let others = store.names()
             throw FlickrError.usage("no profile named \"\(name)\" in \(store.directory.path) ("
-                                    + (others.isEmpty ? "there are none yet" : "there are: " + others.joined(separator: ", "))
-                                    + "); `flickr login --profile \(name)` makes one")
+                                    + (others.isEmpty ? "there are none yet" : "there are: " + others.joined(separator: ", ")) + ")",
+                                    remedy: .init(commandLine: "; `flickr login --profile \(name)` makes one",
+                                                  swift: "; ProfileStore.save(_:as:) makes one"))
         }
         let merged = explicit.filled(from: FlickrProfile.fromEnvironment(environment)).filled(from: stored ?? FlickrProfile())
         if let endpoint = merged.endpoint { try Endpoints.check(baseURL: endpoint) }
@@ -46,12 +49,13 @@ public struct CredentialResolver: Sendable {
 
 extension FlickrContext {
     /// A context from credentials resolved by ``CredentialResolver`` (explicit values first,
-    /// then the `FLICKR_*` environment, then the stored profile). Nil when no API key is found.
+    /// then the `FLICKR_*` environment, then the stored profile). Throws a `usage` error naming
+    /// what to set when no API key is found.
     public static func resolve(explicit: FlickrProfile = FlickrProfile(), profile: String? = nil,
                                environment env: [String: String] = ProcessInfo.processInfo.environment,
-                               store: ProfileStore? = nil) throws(FlickrError) -> FlickrContext? {
+                               store: ProfileStore? = nil) throws(FlickrError) -> FlickrContext {
         let merged = try CredentialResolver(environment: env, store: store).resolve(explicit: explicit, profile: profile).credentials
-        guard let key = merged.apiKey else { return nil }
+        guard let key = merged.apiKey else { throw FlickrError.missingCredentials("API key", method: nil) }
         let endpoints = merged.endpoint.map { Endpoints(baseURL: $0) } ?? .flickr
         return FlickrContext(apiKey: key, sharedSecret: merged.apiSecret ?? "", oauthToken: merged.oauthToken,
                              oauthTokenSecret: merged.oauthTokenSecret, endpoints: endpoints)

@@ -4,11 +4,17 @@ import Foundation
 /// Where Flickr's services live. One base URL (`--endpoint`, `FLICKR_ENDPOINT`, the sandbox)
 /// maps all of them onto one host with Flickr's paths (``FlickrService``), images under `/static/`.
 public struct Endpoints: Sendable, Hashable {
+    /// The REST endpoint (`…/services/rest/`).
     public var rest: String
+    /// The upload endpoint (`…/services/upload/`).
     public var upload: String
+    /// The replace endpoint (`…/services/replace/`).
     public var replace: String
+    /// OAuth's request-token endpoint (`…/services/oauth/request_token`).
     public var oauthRequestToken: String
+    /// OAuth's authorization page (`…/services/oauth/authorize`), opened in a browser.
     public var oauthAuthorize: String
+    /// OAuth's access-token endpoint (`…/services/oauth/access_token`).
     public var oauthAccessToken: String
     /// Legacy (frob) login page.
     public var legacyAuth: String
@@ -17,6 +23,7 @@ public struct Endpoints: Sendable, Hashable {
     /// Web pages (photo pages, profiles); ends with `/`.
     public var web: String
 
+    /// Each service at a URL of its own.
     public init(rest: String, upload: String, replace: String, oauthRequestToken: String,
                 oauthAuthorize: String, oauthAccessToken: String, legacyAuth: String,
                 images: String, web: String) {

@@ -17,6 +17,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// Write methods that are idempotent by nature: repeating them leaves the same state.
     public var idempotentWrites: Set<String>
 
+    /// A policy; delays are in seconds, and `maxAttempts` below 1 counts as 1.
     public init(maxAttempts: Int = 4, baseDelay: Double = 0.5, maxDelay: Double = 30,
                 maxRetryAfter: Double = 120, retryWrites: Bool = false,
                 idempotentWrites: Set<String> = RetryPolicy.naturallyIdempotent) {
@@ -28,7 +29,10 @@ public struct RetryPolicy: Sendable, Hashable {
         self.idempotentWrites = idempotentWrites
     }
 
+    /// Four attempts, backoff from 0.5 s up to 30 s, a Retry-After of up to 120 s honoured, no
+    /// opted-in writes.
     public static let `default` = RetryPolicy()
+    /// One attempt: no retries.
     public static let none = RetryPolicy(maxAttempts: 1)
 
     /// setTags/setMeta replace state; addTags of the same tags adds nothing the second time.
@@ -54,6 +58,7 @@ public struct RatePolicy: Sendable, Hashable {
     /// Calls that may go at once after a quiet period.
     public var burst: Int
 
+    /// A limit of `callsPerSecond` (nil: none) with bursts of `burst` calls (at least 1).
     public init(callsPerSecond: Double?, burst: Int = 5) {
         self.callsPerSecond = callsPerSecond
         self.burst = max(1, burst)
@@ -61,6 +66,7 @@ public struct RatePolicy: Sendable, Hashable {
 
     /// Flickr's guidance is 3,600 calls an hour per key: 1 call/s with a small burst.
     public static let `default` = RatePolicy(callsPerSecond: 1, burst: 5)
+    /// No limit.
     public static let unlimited = RatePolicy(callsPerSecond: nil)
 
     /// ``default`` for Flickr, ``unlimited`` for an endpoint on loopback (the sandbox).

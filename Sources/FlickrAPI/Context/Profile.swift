@@ -2,17 +2,26 @@ import Foundation
 
 /// Stored credentials: what `flickr login` writes and every later run reads.
 public struct FlickrProfile: Codable, Sendable, Hashable, CustomStringConvertible {
+    /// The app's API key (`api_key`).
     public var apiKey: String?
+    /// The app's shared secret, which signs requests.
     public var apiSecret: String?
+    /// The user's OAuth access token, when logged in.
     public var oauthToken: String?
+    /// The access token's secret.
     public var oauthTokenSecret: String?
+    /// The logged-in user's NSID (`12345678@N00`).
     public var userNSID: String?
+    /// The logged-in user's screen name.
     public var username: String?
+    /// The permission the token grants: `read`, `write` or `delete` (``FlickrPermission``'s raw values).
     public var perms: String?
+    /// The logged-in user's full name, as Flickr gave it at login.
     public var fullname: String?
     /// A base URL other than Flickr's (`--endpoint`), if the token belongs to one.
     public var endpoint: String?
 
+    /// A profile with the given fields; nil leaves one unset.
     public init(apiKey: String? = nil, apiSecret: String? = nil, oauthToken: String? = nil,
                 oauthTokenSecret: String? = nil, userNSID: String? = nil, username: String? = nil,
                 perms: String? = nil, fullname: String? = nil, endpoint: String? = nil) {
@@ -50,6 +59,7 @@ public struct FlickrProfile: Codable, Sendable, Hashable, CustomStringConvertibl
                              endpoint: value("FLICKR_ENDPOINT"))
     }
 
+    /// The form `description` shows: the fields, with the secret and the tokens masked.
     public var description: String {
         "FlickrProfile(apiKey: \(apiKey ?? "nil"), apiSecret: \(apiSecret.map(Redaction.mask) ?? "nil"), "
             + "oauthToken: \(oauthToken.map(Redaction.mask) ?? "nil"), oauthTokenSecret: \(oauthTokenSecret.map(Redaction.mask) ?? "nil"), "
@@ -60,8 +70,10 @@ public struct FlickrProfile: Codable, Sendable, Hashable, CustomStringConvertibl
 /// Profiles on disk: `$XDG_CONFIG_HOME/flickr/profiles/NAME.json` (default
 /// `~/.config/flickr/profiles/`), written atomically with mode 0600.
 public struct ProfileStore: Sendable {
+    /// The folder holding one `NAME.json` per profile.
     public let directory: URL
 
+    /// The store in `directory` (created when a profile is first saved).
     public init(directory: URL) {
         self.directory = directory
     }
@@ -81,6 +93,9 @@ public struct ProfileStore: Sendable {
         explicit ?? env["FLICKR_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
     }
 
+    /// The file of the profile `name`.
+    /// - Throws: A `usage` ``FlickrError`` for a name that is empty, starts with `.`, or has a
+    ///   character other than letters, digits, `-`, `_` and `.`.
     public func url(for name: String) throws(FlickrError) -> URL {
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }), !name.hasPrefix(".") else {
             throw FlickrError.usage("bad profile name \"\(name)\": use letters, digits, - _ .")

@@ -35,12 +35,15 @@ extension PhotoSize {
 
 /// A photo's image chosen for download.
 public struct PhotoSource: Sendable, Hashable {
+    /// The file's URL on Flickr's image host (or a video's play URL).
     public var url: String
+    /// The size the URL is of.
     public var size: PhotoSize
     /// True for a video's own file (getSizes' "Video Original", a play URL), false for an image
     /// (a photo, or a video's still).
     public var isVideo: Bool
 
+    /// A source at `url` of size `size`.
     public init(url: String, size: PhotoSize, isVideo: Bool = false) {
         self.url = url
         self.size = size
@@ -121,8 +124,11 @@ public struct PhotoSource: Sendable, Hashable {
 
 /// What ``FlickrClient/downloadPhoto(id:photo:size:path:directory:progress:)`` did.
 public struct PhotoDownload: Sendable, Hashable {
+    /// The photo's id.
     public var photoID: String
+    /// The image (or video file) that was chosen.
     public var source: PhotoSource
+    /// How the download went: the file's path and size, whether it was already there.
     public var outcome: DownloadOutcome
 }
 

@@ -1,8 +1,14 @@
 import FlickrProtocol
+import Foundation
 
 /// The one error type of the client. `kind` says what failed; the other fields say as much as
-/// is known. `description` is written for a user and never contains a secret.
-public struct FlickrError: Error, Sendable, Hashable, CustomStringConvertible {
+/// is known. Neither `description` nor `localizedDescription` contains a secret.
+///
+/// `localizedDescription` (``errorDescription``) is Flickr's message with the method, and what a
+/// Swift caller can do about it (`strict: false`, `FlickrContext(apiKey:…)`);
+/// `description` gives the same with the advice of the `flickr` command and its Lua module.
+public struct FlickrError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+    /// What failed.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// Flickr answered `stat="fail"` (code and message from Flickr).
         case api
@@ -22,9 +28,28 @@ public struct FlickrError: Error, Sendable, Hashable, CustomStringConvertible {
         case cancelled
     }
 
+    /// What a person can do about an error, said for each kind of caller. Each text starts
+    /// with its separator from the message (`: `, `; `, ` — `).
+    public struct Remedy: Sendable, Hashable {
+        /// For the `flickr` command and its Lua module (`run \`flickr login\``, `--no-strict`).
+        public var commandLine: String
+        /// For a Swift program (`strict: false`, `FlickrContext(apiKey:sharedSecret:)`).
+        public var swift: String
+
+        /// A remedy in both voices.
+        public init(commandLine: String, swift: String) {
+            self.commandLine = commandLine
+            self.swift = swift
+        }
+    }
+
+    /// What failed.
     public var kind: Kind
+    /// What the caller can do about it, when something can be said.
+    public var remedy: Remedy?
     /// Flickr's error code (`api`), or nil.
     public var code: Int?
+    /// Flickr's message, or the client's (without advice: see ``remedy``).
     public var message: String
     /// The Flickr method or service (`upload`, `oauth/access_token`) that failed.
     public var method: String?
@@ -53,11 +78,13 @@ public struct FlickrError: Error, Sendable, Hashable, CustomStringConvertible {
     /// endpoint (it waits, then stops), never as a failed or unclear write.
     public var unreachable = false
 
+    /// An error of `kind` with what is known; ``requestNotSent`` and ``unreachable`` start false.
     public init(kind: Kind, code: Int? = nil, message: String, method: String? = nil,
                 httpStatus: Int? = nil, oauthProblem: String? = nil, debugSBS: String? = nil,
                 signedBaseString: String? = nil, retryAfter: Double? = nil,
-                duplicatePhotoID: String? = nil, bodyExcerpt: String? = nil) {
+                duplicatePhotoID: String? = nil, bodyExcerpt: String? = nil, remedy: Remedy? = nil) {
         self.kind = kind
+        self.remedy = remedy
         self.code = code
         self.message = message
         self.method = method
@@ -70,11 +97,21 @@ public struct FlickrError: Error, Sendable, Hashable, CustomStringConvertible {
         self.bodyExcerpt = bodyExcerpt
     }
 
-    /// `flickr.photos.search: [100] Invalid API Key` — the form the Lua `__tostring` uses too.
-    public var description: String {
+    /// `flickr.photos.search: [100] Invalid API Key` — the form the Lua `__tostring` uses too,
+    /// with the command line's advice.
+    public var description: String { text(advice: remedy?.commandLine) }
+
+    /// The message with the method, and advice for a Swift program: what
+    /// `error.localizedDescription` gives.
+    public var errorDescription: String? { text(advice: remedy?.swift) }
+
+    /// The message with the command line's advice (the Lua error table's `message`).
+    public var messageWithAdvice: String { message + (remedy?.commandLine ?? "") }
+
+    private func text(advice: String?) -> String {
         var s = method.map { $0 + ": " } ?? ""
         if let code { s += "[\(code)] " }
-        s += message
+        s += message + (advice ?? "")
         switch kind {
         case .http:
             if let httpStatus, !message.contains(String(httpStatus)) { s += " (HTTP \(httpStatus))" }
@@ -115,13 +152,23 @@ public struct FlickrError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A usage error.
-    public static func usage(_ message: String, method: String? = nil) -> FlickrError {
-        FlickrError(kind: .usage, message: message, method: method)
+    public static func usage(_ message: String, method: String? = nil, remedy: Remedy? = nil) -> FlickrError {
+        FlickrError(kind: .usage, message: message, method: method, remedy: remedy)
     }
 
     /// The error a missing credential causes: it names every way to provide one.
     public static func missingCredentials(_ what: String, method: String? = nil) -> FlickrError {
-        usage("no \(what) configured: set FLICKR_API_KEY and FLICKR_API_SECRET (and FLICKR_OAUTH_TOKEN, "
-              + "FLICKR_OAUTH_TOKEN_SECRET), run `flickr login`, or use `--sandbox`", method: method)
+        usage("no \(what) configured", method: method, remedy: Remedy(
+            commandLine: ": set FLICKR_API_KEY and FLICKR_API_SECRET (and FLICKR_OAUTH_TOKEN, FLICKR_OAUTH_TOKEN_SECRET), "
+                + "run `flickr login`, or use `--sandbox`",
+            swift: ": pass it to FlickrContext(apiKey:sharedSecret:oauthToken:oauthTokenSecret:), or set FLICKR_API_KEY and "
+                + "FLICKR_API_SECRET (and FLICKR_OAUTH_TOKEN, FLICKR_OAUTH_TOKEN_SECRET) for FlickrContext.resolve(); "
+                + "tests can use FlickrContext(sandbox:)"))
+    }
+
+    /// A call refused before it was sent by the catalog's checks.
+    public static func refused(_ failure: CallCheckFailure) -> FlickrError {
+        usage(failure.reason, method: failure.method,
+              remedy: failure.commandLineAdvice.isEmpty ? nil : Remedy(commandLine: failure.commandLineAdvice, swift: failure.swiftAdvice))
     }
 }

@@ -257,9 +257,9 @@ extension FlickrMethods {
         /// `flickr.blogs.postPhoto` (POST, needs a login with `write` permission).
         ///
         /// - Parameters:
-        ///   - photoID: The id of the photo to blog
-        ///   - title: The blog post title
-        ///   - description: The blog post body
+        ///   - photoID: The id of the photo to blog.
+        ///   - title: The blog post title.
+        ///   - description: The blog post body.
         ///   - blogID: The id of the blog to post to. Optional.
         ///   - blogPassword: The password for the blog (used when the blog does not have a stored password).
         ///                   Optional.
@@ -375,7 +375,7 @@ extension FlickrMethods {
         ///   - filter: An optional filter of the results. The following values are valid: `friends` Only
         ///             contacts who are friends (and not family) `family` Only contacts who are family (and not
         ///             friends) `both` Only contacts who are both friends and family `neither` Only contacts
-        ///             who are neither friends nor family Optional.
+        ///             who are neither friends nor family. Optional.
         ///   - page: The page of results to return. If this argument is omitted, it defaults to 1. Optional.
         ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to 1000.
         ///              The maximum allowed value is 1000. Optional.
@@ -503,7 +503,7 @@ extension FlickrMethods {
         ///             supported fields are: `description`, `license`, `date_upload`, `date_taken`,
         ///             `owner_name`, `icon_server`, `original_format`, `last_update`, `geo`, `tags`,
         ///             `machine_tags`, `o_dims`, `views`, `media`, `path_alias`, `url_sq`, `url_t`, `url_s`,
-        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o` Sent comma-separated.
+        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o`. Sent comma-separated.
         ///             Optional.
         ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to 100.
         ///              The maximum allowed value is 500. Optional.
@@ -535,7 +535,7 @@ extension FlickrMethods {
         ///             supported fields are: `description`, `license`, `date_upload`, `date_taken`,
         ///             `owner_name`, `icon_server`, `original_format`, `last_update`, `geo`, `tags`,
         ///             `machine_tags`, `o_dims`, `views`, `media`, `path_alias`, `url_sq`, `url_t`, `url_s`,
-        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o` Sent comma-separated.
+        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o`. Sent comma-separated.
         ///             Optional.
         ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to 100.
         ///              The maximum allowed value is 500. Optional.
@@ -581,7 +581,7 @@ extension FlickrMethods {
         /// - Parameters:
         ///   - galleryID: The ID of the gallery to add a photo to. Note: this is the compound ID returned in
         ///                methods like flickr.galleries.getList, and flickr.galleries.getListForPhoto.
-        ///   - photoID: The photo ID to add to the gallery
+        ///   - photoID: The photo ID to add to the gallery.
         ///   - comment: A short comment or story to accompany the photo. Optional.
         ///   - fullResponse: (Flickr's reference says nothing more.) Sent as 1 or 0. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
@@ -601,10 +601,10 @@ extension FlickrMethods {
         /// `flickr.galleries.create` (POST, needs a login with `write` permission).
         ///
         /// - Parameters:
-        ///   - title: The name of the gallery
-        ///   - description: A short description for the gallery
-        ///   - primaryPhotoID: The first photo to add to your gallery Optional.
-        ///   - fullResult: Get the result in the same format as galleries.getList Sent as 1 or 0. Optional.
+        ///   - title: The name of the gallery.
+        ///   - description: A short description for the gallery.
+        ///   - primaryPhotoID: The first photo to add to your gallery. Optional.
+        ///   - fullResult: Get the result in the same format as galleries.getList. Sent as 1 or 0. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
         @discardableResult
@@ -714,7 +714,7 @@ extension FlickrMethods {
         ///                         Currently supported fields are: license, date_upload, date_taken,
         ///                         owner_name, icon_server, original_format, last_update, geo, tags,
         ///                         machine_tags, o_dims, views, media, path_alias, url_sq, url_t, url_s, url_m,
-        ///                         url_o Sent comma-separated. Optional.
+        ///                         url_o. Sent comma-separated. Optional.
         ///   - continuation: (Flickr's reference says nothing more.) Optional.
         ///   - sortGroups: (Flickr's reference says nothing more.) Optional.
         ///   - photoIDs: (Flickr's reference says nothing more.) Sent comma-separated. Optional.
@@ -767,7 +767,7 @@ extension FlickrMethods {
         /// `flickr.galleries.getPhotos` (GET, needs no login).
         ///
         /// - Parameters:
-        ///   - galleryID: The ID of the gallery of photos to return
+        ///   - galleryID: The ID of the gallery of photos to return.
         ///   - continuation: (Flickr's reference says nothing more.) Optional.
         ///   - getUserInfo: (Flickr's reference says nothing more.) Sent as 1 or 0. Optional.
         ///   - getGalleryInfo: (Flickr's reference says nothing more.) Sent as 1 or 0. Optional.
@@ -775,7 +775,7 @@ extension FlickrMethods {
         ///             supported fields are: `description`, `license`, `date_upload`, `date_taken`,
         ///             `owner_name`, `icon_server`, `original_format`, `last_update`, `geo`, `tags`,
         ///             `machine_tags`, `o_dims`, `views`, `media`, `path_alias`, `url_sq`, `url_t`, `url_s`,
-        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o` Sent comma-separated.
+        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o`. Sent comma-separated.
         ///             Optional.
         ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to 100.
         ///              The maximum allowed value is 500. Optional.
@@ -834,7 +834,7 @@ extension FlickrMethods {
         ///
         /// - Parameters:
         ///   - groupID: The NSID of the group to fetch information for.
-        ///   - groupPathAlias: The path alias of the group. One of this or the group_id param is required
+        ///   - groupPathAlias: The path alias of the group. One of this or the group_id param is required.
         ///                     Optional.
         ///   - lang: The language of the group name and description to fetch. If the language is not found, the
         ///           primary language of the group will be returned. Valid values are the same as in feeds.
@@ -854,7 +854,7 @@ extension FlickrMethods {
         /// `flickr.groups.join` (POST, needs a login with `write` permission).
         ///
         /// - Parameters:
-        ///   - groupID: The NSID of the Group in question
+        ///   - groupID: The NSID of the Group in question.
         ///   - acceptRules: If the group has rules, they must be displayed to the user prior to joining.
         ///                  Passing a true value for this argument specifies that the application has displayed
         ///                  the group rules to the user, and that the user has agreed to them. (See
@@ -898,8 +898,8 @@ extension FlickrMethods {
         /// `flickr.groups.leave` (POST, needs a login with `delete` permission).
         ///
         /// - Parameters:
-        ///   - groupID: The NSID of the Group to leave
-        ///   - deletePhotos: Delete all photos by this user from the group Sent as 1 or 0. Optional.
+        ///   - groupID: The NSID of the Group to leave.
+        ///   - deletePhotos: Delete all photos by this user from the group. Sent as 1 or 0. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
         @discardableResult
@@ -1222,7 +1222,7 @@ extension FlickrMethods {
             ///             Currently supported fields are: `description`, `license`, `date_upload`,
             ///             `date_taken`, `owner_name`, `icon_server`, `original_format`, `last_update`, `geo`,
             ///             `tags`, `machine_tags`, `o_dims`, `views`, `media`, `path_alias`, `url_sq`, `url_t`,
-            ///             `url_s`, `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o` Sent
+            ///             `url_s`, `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o`. Sent
             ///             comma-separated. Optional.
             ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to
             ///              100. The maximum allowed value is 500. Optional.
@@ -1276,7 +1276,7 @@ extension FlickrMethods {
         ///             supported fields are: `description`, `license`, `date_upload`, `date_taken`,
         ///             `owner_name`, `icon_server`, `original_format`, `last_update`, `geo`, `tags`,
         ///             `machine_tags`, `o_dims`, `views`, `media`, `path_alias`, `url_sq`, `url_t`, `url_s`,
-        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o` Sent comma-separated.
+        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o`. Sent comma-separated.
         ///             Optional.
         ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to 100.
         ///              The maximum allowed value is 500. Optional.
@@ -1431,7 +1431,7 @@ extension FlickrMethods {
         ///             supported fields are: `description`, `license`, `date_upload`, `date_taken`,
         ///             `owner_name`, `icon_server`, `original_format`, `last_update`, `geo`, `tags`,
         ///             `machine_tags`, `o_dims`, `views`, `media`, `path_alias`, `url_sq`, `url_t`, `url_s`,
-        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o` Sent comma-separated.
+        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o`. Sent comma-separated.
         ///             Optional.
         ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to 100.
         ///              The maximum allowed value is 500. Optional.
@@ -1489,7 +1489,7 @@ extension FlickrMethods {
         /// - Parameters:
         ///   - userID: The NSID of the user to fetch groups for.
         ///   - extras: A comma-delimited list of extra information to fetch for each returned record. Currently
-        ///             supported fields are: `privacy`, `throttle`, `restrictions` Sent comma-separated.
+        ///             supported fields are: `privacy`, `throttle`, `restrictions`. Sent comma-separated.
         ///             Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
@@ -1551,7 +1551,7 @@ extension FlickrMethods {
         ///   - privacyFilter: Return photos only matching a certain privacy level. This only applies when
         ///                    making an authenticated call to view photos you own. Valid values are: • 1 public
         ///                    photos • 2 private photos visible to friends • 3 private photos visible to family
-        ///                    • 4 private photos visible to friends & family • 5 completely private photos
+        ///                    • 4 private photos visible to friends & family • 5 completely private photos.
         ///                    Optional.
         ///   - contentType: Content Type setting: • 1 for photos only. • 2 for screenshots only. • 3 for
         ///                  'other' only. • 4 for photos and screenshots. • 5 for screenshots and 'other'. • 6
@@ -1560,7 +1560,7 @@ extension FlickrMethods {
         ///             supported fields are: `description`, `license`, `date_upload`, `date_taken`,
         ///             `owner_name`, `icon_server`, `original_format`, `last_update`, `geo`, `tags`,
         ///             `machine_tags`, `o_dims`, `views`, `media`, `path_alias`, `url_sq`, `url_t`, `url_s`,
-        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o` Sent comma-separated.
+        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o`. Sent comma-separated.
         ///             Optional.
         ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to 100.
         ///              The maximum allowed value is 500. Optional.
@@ -1597,7 +1597,7 @@ extension FlickrMethods {
         ///             supported fields are: `description`, `license`, `date_upload`, `date_taken`,
         ///             `date_person_added`, `owner_name`, `icon_server`, `original_format`, `last_update`,
         ///             `geo`, `tags`, `machine_tags`, `o_dims`, `views`, `media`, `path_alias`, `url_sq`,
-        ///             `url_t`, `url_s`, `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o` Sent
+        ///             `url_t`, `url_s`, `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o`. Sent
         ///             comma-separated. Optional.
         ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to 100.
         ///              The maximum allowed value is 500. Optional.
@@ -1640,7 +1640,7 @@ extension FlickrMethods {
         ///             supported fields are: `description`, `license`, `date_upload`, `date_taken`,
         ///             `owner_name`, `icon_server`, `original_format`, `last_update`, `geo`, `tags`,
         ///             `machine_tags`, `o_dims`, `views`, `media`, `path_alias`, `url_sq`, `url_t`, `url_s`,
-        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o` Sent comma-separated.
+        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o`. Sent comma-separated.
         ///             Optional.
         ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to 100.
         ///              The maximum allowed value is 500. Optional.
@@ -1911,9 +1911,9 @@ extension FlickrMethods {
         ///                   timestamp. Sent as a MySQL datetime (UTC). Optional.
         ///   - privacyFilter: Return photos only matching a certain privacy level. Valid values are: • 1 public
         ///                    photos • 2 private photos visible to friends • 3 private photos visible to family
-        ///                    • 4 private photos visible to friends & family • 5 completely private photos
+        ///                    • 4 private photos visible to friends & family • 5 completely private photos.
         ///                    Optional.
-        ///   - media: Filter results by media type. Possible values are `all` (default), `photos` or `videos`
+        ///   - media: Filter results by media type. Possible values are `all` (default), `photos` or `videos`.
         ///            Optional.
         ///   - minUploadDate: Minimum upload date. Photos with an upload date greater than or equal to this
         ///                    value will be returned. The date can be in the form of a unix timestamp or mysql
@@ -1922,7 +1922,7 @@ extension FlickrMethods {
         ///             supported fields are: `description`, `license`, `date_upload`, `date_taken`,
         ///             `owner_name`, `icon_server`, `original_format`, `last_update`, `geo`, `tags`,
         ///             `machine_tags`, `o_dims`, `views`, `media`, `path_alias`, `url_sq`, `url_t`, `url_s`,
-        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o` Sent comma-separated.
+        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o`. Sent comma-separated.
         ///             Optional.
         ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to 100.
         ///              The maximum allowed value is 500. Optional.
@@ -1970,7 +1970,7 @@ extension FlickrMethods {
         ///             supported fields are: `description`, `license`, `date_upload`, `date_taken`,
         ///             `owner_name`, `icon_server`, `original_format`, `last_update`, `geo`, `tags`,
         ///             `machine_tags`, `o_dims`, `views`, `media`, `path_alias`, `url_sq`, `url_t`, `url_s`,
-        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o` Sent comma-separated.
+        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o`. Sent comma-separated.
         ///             Optional.
         ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to 100.
         ///              The maximum allowed value is 500. Optional.
@@ -1996,7 +1996,7 @@ extension FlickrMethods {
         ///             supported fields are: `description`, `license`, `date_upload`, `date_taken`,
         ///             `owner_name`, `icon_server`, `original_format`, `last_update`, `geo`, `tags`,
         ///             `machine_tags`, `o_dims`, `views`, `media`, `path_alias`, `url_sq`, `url_t`, `url_s`,
-        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o` Sent comma-separated.
+        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o`. Sent comma-separated.
         ///             Optional.
         ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to 100.
         ///              The maximum allowed value is 500. Optional.
@@ -2044,15 +2044,15 @@ extension FlickrMethods {
         ///                   timestamp. Sent as a MySQL datetime (UTC). Optional.
         ///   - privacyFilter: Return photos only matching a certain privacy level. Valid values are: • 1 public
         ///                    photos • 2 private photos visible to friends • 3 private photos visible to family
-        ///                    • 4 private photos visible to friends & family • 5 completely private photos
+        ///                    • 4 private photos visible to friends & family • 5 completely private photos.
         ///                    Optional.
-        ///   - media: Filter results by media type. Possible values are `all` (default), `photos` or `videos`
+        ///   - media: Filter results by media type. Possible values are `all` (default), `photos` or `videos`.
         ///            Optional.
         ///   - extras: A comma-delimited list of extra information to fetch for each returned record. Currently
         ///             supported fields are: `description`, `license`, `date_upload`, `date_taken`,
         ///             `owner_name`, `icon_server`, `original_format`, `last_update`, `geo`, `tags`,
         ///             `machine_tags`, `o_dims`, `views`, `media`, `path_alias`, `url_sq`, `url_t`, `url_s`,
-        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o` Sent comma-separated.
+        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o`. Sent comma-separated.
         ///             Optional.
         ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to 100.
         ///              The maximum allowed value is 500. Optional.
@@ -2092,18 +2092,18 @@ extension FlickrMethods {
         ///                   MySQL datetime (UTC). Optional.
         ///   - privacyFilter: Return photos only matching a certain privacy level. Valid values are: • 1 public
         ///                    photos • 2 private photos visible to friends • 3 private photos visible to family
-        ///                    • 4 private photos visible to friends & family • 5 completely private photos
+        ///                    • 4 private photos visible to friends & family • 5 completely private photos.
         ///                    Optional.
         ///   - sort: The order in which to sort returned photos. Deafults to date-posted-desc. The possible
         ///           values are: date-posted-asc, date-posted-desc, date-taken-asc, date-taken-desc,
         ///           interestingness-desc, and interestingness-asc. Optional.
-        ///   - media: Filter results by media type. Possible values are `all` (default), `photos` or `videos`
+        ///   - media: Filter results by media type. Possible values are `all` (default), `photos` or `videos`.
         ///            Optional.
         ///   - extras: A comma-delimited list of extra information to fetch for each returned record. Currently
         ///             supported fields are: `description`, `license`, `date_upload`, `date_taken`,
         ///             `owner_name`, `icon_server`, `original_format`, `last_update`, `geo`, `tags`,
         ///             `machine_tags`, `o_dims`, `views`, `media`, `path_alias`, `url_sq`, `url_t`, `url_s`,
-        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o` Sent comma-separated.
+        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o`. Sent comma-separated.
         ///             Optional.
         ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to 100.
         ///              The maximum allowed value is 500. Optional.
@@ -2141,12 +2141,12 @@ extension FlickrMethods {
         ///                   timestamp. Sent as a MySQL datetime (UTC). Optional.
         ///   - privacyFilter: Return photos only matching a certain privacy level. Valid values are: • 1 public
         ///                    photos • 2 private photos visible to friends • 3 private photos visible to family
-        ///                    • 4 private photos visible to friends & family • 5 completely private photos
+        ///                    • 4 private photos visible to friends & family • 5 completely private photos.
         ///                    Optional.
         ///   - sort: The order in which to sort returned photos. Deafults to date-posted-desc. The possible
         ///           values are: date-posted-asc, date-posted-desc, date-taken-asc, date-taken-desc,
         ///           interestingness-desc, and interestingness-asc. Optional.
-        ///   - media: Filter results by media type. Possible values are `all` (default), `photos` or `videos`
+        ///   - media: Filter results by media type. Possible values are `all` (default), `photos` or `videos`.
         ///            Optional.
         ///   - minUploadDate: Minimum upload date. Photos with an upload date greater than or equal to this
         ///                    value will be returned. The date can be in the form of a unix timestamp or mysql
@@ -2155,7 +2155,7 @@ extension FlickrMethods {
         ///             supported fields are: `description`, `license`, `date_upload`, `date_taken`,
         ///             `owner_name`, `icon_server`, `original_format`, `last_update`, `geo`, `tags`,
         ///             `machine_tags`, `o_dims`, `views`, `media`, `path_alias`, `url_sq`, `url_t`, `url_s`,
-        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o` Sent comma-separated.
+        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o`. Sent comma-separated.
         ///             Optional.
         ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to 100.
         ///              The maximum allowed value is 500. Optional.
@@ -2190,7 +2190,7 @@ extension FlickrMethods {
         ///             supported fields are: `description`, `license`, `date_upload`, `date_taken`,
         ///             `owner_name`, `icon_server`, `original_format`, `last_update`, `geo`, `tags`,
         ///             `machine_tags`, `o_dims`, `views`, `media`, `path_alias`, `url_sq`, `url_t`, `url_s`,
-        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o` Sent comma-separated.
+        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o`. Sent comma-separated.
         ///             Optional.
         ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to 100.
         ///              The maximum allowed value is 500. Optional.
@@ -2263,7 +2263,7 @@ extension FlickrMethods {
         ///   - privacyFilter: Return photos only matching a certain privacy level. This only applies when
         ///                    making an authenticated call to view photos you own. Valid values are: • 1 public
         ///                    photos • 2 private photos visible to friends • 3 private photos visible to family
-        ///                    • 4 private photos visible to friends & family • 5 completely private photos
+        ///                    • 4 private photos visible to friends & family • 5 completely private photos.
         ///                    Optional.
         ///   - bbox: A comma-delimited list of 4 values defining the Bounding Box of the area that will be
         ///           searched. The 4 values represent the bottom-left corner of the box and the top-right
@@ -2316,7 +2316,7 @@ extension FlickrMethods {
         ///              tag, for instance, is considered a limiting agent as are user defined min_date_taken
         ///              and min_date_upload parameters — If no limiting factor is passed we return only photos
         ///              added in the last 12 hours (though we may extend the limit in the future). Optional.
-        ///   - media: Filter results by media type. Possible values are `all` (default), `photos` or `videos`
+        ///   - media: Filter results by media type. Possible values are `all` (default), `photos` or `videos`.
         ///            Optional.
         ///   - hasGeo: Any photo that has been geotagged, or if the value is "0" any photo that has not been
         ///             geotagged. Geo queries require some sort of limiting agent in order to prevent the
@@ -2364,7 +2364,7 @@ extension FlickrMethods {
         ///             supported fields are: `description`, `license`, `date_upload`, `date_taken`,
         ///             `owner_name`, `icon_server`, `original_format`, `last_update`, `geo`, `tags`,
         ///             `machine_tags`, `o_dims`, `views`, `media`, `path_alias`, `url_sq`, `url_t`, `url_s`,
-        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o` Sent comma-separated.
+        ///             `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o`. Sent comma-separated.
         ///             Optional.
         ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to 100.
         ///              The maximum allowed value is 500. Optional.
@@ -2484,9 +2484,9 @@ extension FlickrMethods {
         ///   - isFriend: 1 to make the photo visible to friends when private, 0 to not. Sent as 1 or 0.
         ///   - isFamily: 1 to make the photo visible to family when private, 0 to not. Sent as 1 or 0.
         ///   - permComment: who can add comments to the photo and it's notes. one of: `0`: nobody `1`: friends
-        ///                  & family `2`: contacts `3`: everybody Optional.
+        ///                  & family `2`: contacts `3`: everybody. Optional.
         ///   - permAddmeta: who can add notes and tags to the photo. one of: `0`: nobody / just the owner `1`:
-        ///                  friends & family `2`: contacts `3`: everybody Optional.
+        ///                  friends & family `2`: contacts `3`: everybody. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
         @discardableResult
@@ -2551,7 +2551,7 @@ extension FlickrMethods {
             ///
             /// - Parameters:
             ///   - photoID: The id of the photo to add a comment to.
-            ///   - commentText: Text of the comment
+            ///   - commentText: Text of the comment.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
             @discardableResult
@@ -2628,7 +2628,7 @@ extension FlickrMethods {
             ///             Currently supported fields are: `description`, `license`, `date_upload`,
             ///             `date_taken`, `owner_name`, `icon_server`, `original_format`, `last_update`, `geo`,
             ///             `tags`, `machine_tags`, `o_dims`, `views`, `media`, `path_alias`, `url_sq`, `url_t`,
-            ///             `url_s`, `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o` Sent
+            ///             `url_s`, `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o`. Sent
             ///             comma-separated. Optional.
             ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to
             ///              100. The maximum allowed value is 500. Optional.
@@ -2754,7 +2754,7 @@ extension FlickrMethods {
             ///             Currently supported fields are: `description`, `license`, `date_upload`,
             ///             `date_taken`, `owner_name`, `icon_server`, `original_format`, `last_update`, `geo`,
             ///             `tags`, `machine_tags`, `o_dims`, `views`, `media`, `path_alias`, `url_sq`, `url_t`,
-            ///             `url_s`, `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o` Sent
+            ///             `url_s`, `url_q`, `url_m`, `url_n`, `url_z`, `url_c`, `url_l`, `url_o`. Sent
             ///             comma-separated. Optional.
             ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to
             ///              100. The maximum allowed value is 500. Optional.
@@ -2829,7 +2829,7 @@ extension FlickrMethods {
             ///              and longitude. For example, you may wish to indicate that a photo was taken
             ///              "indoors" or "outdoors". The current list of context IDs is : • 0, not defined. •
             ///              1, indoors. • 2, outdoors. The default context for geotagged photos is 0, or "not
-            ///              defined" Optional.
+            ///              defined". Optional.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
             @discardableResult
@@ -2930,12 +2930,12 @@ extension FlickrMethods {
             /// `flickr.photos.notes.add` (POST, needs a login with `write` permission).
             ///
             /// - Parameters:
-            ///   - photoID: The id of the photo to add a note to
-            ///   - noteX: The left coordinate of the note
-            ///   - noteY: The top coordinate of the note
-            ///   - noteW: The width of the note
-            ///   - noteH: The height of the note
-            ///   - noteText: The description of the note
+            ///   - photoID: The id of the photo to add a note to.
+            ///   - noteX: The left coordinate of the note.
+            ///   - noteY: The top coordinate of the note.
+            ///   - noteW: The width of the note.
+            ///   - noteH: The height of the note.
+            ///   - noteText: The description of the note.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
             @discardableResult
@@ -2955,7 +2955,7 @@ extension FlickrMethods {
             /// `flickr.photos.notes.delete` (POST, needs a login with `write` permission).
             ///
             /// - Parameters:
-            ///   - noteID: The id of the note to delete
+            ///   - noteID: The id of the note to delete.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
             @discardableResult
@@ -2971,12 +2971,12 @@ extension FlickrMethods {
             /// `flickr.photos.notes.edit` (POST, needs a login with `write` permission).
             ///
             /// - Parameters:
-            ///   - noteID: The id of the note to edit
-            ///   - noteX: The left coordinate of the note
-            ///   - noteY: The top coordinate of the note
-            ///   - noteW: The width of the note
-            ///   - noteH: The height of the note
-            ///   - noteText: The description of the note
+            ///   - noteID: The id of the note to edit.
+            ///   - noteX: The left coordinate of the note.
+            ///   - noteY: The top coordinate of the note.
+            ///   - noteW: The width of the note.
+            ///   - noteH: The height of the note.
+            ///   - noteText: The description of the note.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
             @discardableResult
@@ -3230,7 +3230,7 @@ extension FlickrMethods {
             /// `flickr.photos.upload.checkTickets` (GET, needs no login).
             ///
             /// - Parameters:
-            ///   - tickets: A comma-delimited list of ticket ids Sent comma-separated.
+            ///   - tickets: A comma-delimited list of ticket ids. Sent comma-separated.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
             public func checkTickets(tickets: [String]) async throws(FlickrError) -> FlickrNode {
@@ -3392,7 +3392,7 @@ extension FlickrMethods {
         ///                         Currently supported fields are: license, date_upload, date_taken,
         ///                         owner_name, icon_server, original_format, last_update, geo, tags,
         ///                         machine_tags, o_dims, views, media, path_alias, url_sq, url_t, url_s, url_m,
-        ///                         url_o Sent comma-separated. Optional.
+        ///                         url_o. Sent comma-separated. Optional.
         ///   - photoIDs: (Flickr's reference says nothing more.) Sent comma-separated. Optional.
         ///   - sortGroups: (Flickr's reference says nothing more.) Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
@@ -3419,7 +3419,7 @@ extension FlickrMethods {
         ///   - extras: A comma-delimited list of extra information to fetch for each returned record. Currently
         ///             supported fields are: license, date_upload, date_taken, owner_name, icon_server,
         ///             original_format, last_update, geo, tags, machine_tags, o_dims, views, media, path_alias,
-        ///             url_sq, url_t, url_s, url_m, url_o Sent comma-separated. Optional.
+        ///             url_sq, url_t, url_s, url_m, url_o. Sent comma-separated. Optional.
         ///   - perPage: Number of photos to return per page. If this argument is omitted, it defaults to 500.
         ///              The maximum allowed value is 500. Optional.
         ///   - page: The page of results to return. If this argument is omitted, it defaults to 1. Optional.
@@ -3427,8 +3427,8 @@ extension FlickrMethods {
         ///                    making an authenticated call to view a photoset you own. Valid values are: • 1
         ///                    public photos • 2 private photos visible to friends • 3 private photos visible to
         ///                    family • 4 private photos visible to friends & family • 5 completely private
-        ///                    photos Optional.
-        ///   - media: Filter results by media type. Possible values are `all` (default), `photos` or `videos`
+        ///                    photos. Optional.
+        ///   - media: Filter results by media type. Possible values are `all` (default), `photos` or `videos`.
         ///            Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
@@ -3502,7 +3502,7 @@ extension FlickrMethods {
         /// - Parameters:
         ///   - photosetID: The id of the photoset to reorder. The photoset must belong to the calling user.
         ///   - photoIDs: Ordered, comma-delimited list of photo ids. Photos that are not in the list will keep
-        ///               their original order Sent comma-separated.
+        ///               their original order. Sent comma-separated.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
         @discardableResult
@@ -3541,7 +3541,7 @@ extension FlickrMethods {
             ///
             /// - Parameters:
             ///   - photosetID: The id of the photoset to add a comment to.
-            ///   - commentText: Text of the comment
+            ///   - commentText: Text of the comment.
             /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
             /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
             @discardableResult
@@ -3615,7 +3615,7 @@ extension FlickrMethods {
         /// `flickr.places.find` (GET, needs no login).
         ///
         /// - Parameters:
-        ///   - query: The query string to use for place ID lookups
+        ///   - query: The query string to use for place ID lookups.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
         public func find(query: String) async throws(FlickrError) -> FlickrNode {
@@ -3693,7 +3693,7 @@ extension FlickrMethods {
         ///
         /// - Parameters:
         ///   - url: A flickr.com/places URL in the form of /country/region/city. For example:
-        ///          /Canada/Quebec/Montreal
+        ///          /Canada/Quebec/Montreal.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
         public func getInfoByUrl(url: String) async throws(FlickrError) -> FlickrNode {
@@ -3736,7 +3736,7 @@ extension FlickrMethods {
         ///
         /// - Parameters:
         ///   - placeTypeID: The numeric ID for a specific place type to cluster photos by. Valid place type IDs
-        ///                  are : • 22: neighbourhood • 7: locality • 8: region • 12: country • 29: continent
+        ///                  are : • 22: neighbourhood • 7: locality • 8: region • 12: country • 29: continent.
         ///   - date: A valid date in YYYY-MM-DD format. The default is yesterday. Sent as a day, YYYY-MM-DD
         ///           (UTC). Optional.
         ///   - woeID: Limit your query to only those top places belonging to a specific Where on Earth (WOE)
@@ -3852,7 +3852,7 @@ extension FlickrMethods {
         ///
         /// - Parameters:
         ///   - placeTypeID: The numeric ID for a specific place type to cluster photos by. Valid place type IDs
-        ///                  are : • 22: neighbourhood • 7: locality • 8: region • 12: country • 29: continent
+        ///                  are : • 22: neighbourhood • 7: locality • 8: region • 12: country • 29: continent.
         ///   - woeID: A Where on Earth identifier to use to filter photo clusters. For example all the photos
         ///            clustered by locality in the United States (WOE ID 23424977). (While optional, you must
         ///            pass either a valid Places ID or a WOE ID.) Optional.
@@ -3865,7 +3865,7 @@ extension FlickrMethods {
         ///                but your threshold is set to 5 then those photos will be "rolled up" and included
         ///                instead with a place record for the region of Quebec (WOE ID 2344924). Optional.
         ///   - tags: A comma-delimited list of tags. Photos with one or more of the tags listed will be
-        ///           returned. (While optional, you must pass either a valid tag or machine_tag Sent
+        ///           returned. (While optional, you must pass either a valid tag or machine_tag. Sent
         ///           comma-separated. Optional.
         ///   - tagMode: Either 'any' for an OR combination of tags, or 'all' for an AND combination. Defaults
         ///              to 'any' if not specified. Optional.
@@ -3976,7 +3976,7 @@ extension FlickrMethods {
         /// `flickr.places.resolvePlaceId` (GET, needs no login).
         ///
         /// - Parameters:
-        ///   - placeID: A Flickr Places ID
+        ///   - placeID: A Flickr Places ID.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
         public func resolvePlaceId(placeID: String) async throws(FlickrError) -> FlickrNode {
@@ -3991,7 +3991,7 @@ extension FlickrMethods {
         /// `flickr.places.resolvePlaceURL` (GET, needs no login).
         ///
         /// - Parameters:
-        ///   - url: A Flickr Places URL. Flickr Place URLs are of the form /country/region/city
+        ///   - url: A Flickr Places URL. Flickr Place URLs are of the form /country/region/city.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
         public func resolvePlaceURL(url: String) async throws(FlickrError) -> FlickrNode {
@@ -4187,7 +4187,7 @@ extension FlickrMethods {
         ///   - accuracy: Defines the minimum accuracy required for photos to be included in a subscription.
         ///               Only valid if `topic` is `geo` Legal values are 1-16, default is 1 (i.e. any accuracy
         ///               level). • World level is 1 • Country is ~3 • Region is ~6 • City is ~11 • Street is
-        ///               ~16 Optional.
+        ///               ~16. Optional.
         ///   - nsids: A comma-separated list of nsids representing Flickr Commons institutions (see
         ///            flickr.commons.getInstitutions). Only valid if `topic` is `commons`. If not present this
         ///            argument defaults to all Flickr Commons institutions. Sent comma-separated. Optional.
@@ -4532,7 +4532,7 @@ extension FlickrMethods {
         ///           and timestamps will automatically be rounded down to the start of the day. Sent as a day,
         ///           YYYY-MM-DD (UTC).
         ///   - perPage: Number of domains to return per page. If this argument is omitted, it defaults to 25.
-        ///              The maximum allowed value is 100 Optional.
+        ///              The maximum allowed value is 100. Optional.
         ///   - page: The page of results to return. If this argument is omitted, it defaults to 1. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
@@ -4822,8 +4822,8 @@ extension FlickrMethods {
         /// `flickr.testimonials.addTestimonial` (POST, needs a login with `write` permission).
         ///
         /// - Parameters:
-        ///   - userID: ID of the user the testimonial is about
-        ///   - testimonialText: The text of the testimonial. HTML/BBCode is not accepted
+        ///   - userID: ID of the user the testimonial is about.
+        ///   - testimonialText: The text of the testimonial. HTML/BBCode is not accepted.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
         @discardableResult
@@ -4839,7 +4839,7 @@ extension FlickrMethods {
         /// `flickr.testimonials.approveTestimonial` (POST, needs a login with `write` permission).
         ///
         /// - Parameters:
-        ///   - testimonialID: ID of the testimonial to approve
+        ///   - testimonialID: ID of the testimonial to approve.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
         @discardableResult
@@ -4872,9 +4872,9 @@ extension FlickrMethods {
         /// `flickr.testimonials.editTestimonial` (POST, needs a login with `write` permission).
         ///
         /// - Parameters:
-        ///   - userID: The NSID of the user the testimonial is about
-        ///   - testimonialID: The ID of the testimonial to edit
-        ///   - testimonialText: The text of the testimonial. HTML/BBCode is not accepted
+        ///   - userID: The NSID of the user the testimonial is about.
+        ///   - testimonialID: The ID of the testimonial to edit.
+        ///   - testimonialText: The text of the testimonial. HTML/BBCode is not accepted.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
         @discardableResult
@@ -4891,8 +4891,8 @@ extension FlickrMethods {
         /// `flickr.testimonials.getAllTestimonialsAbout` (GET, needs a login with `read` permission).
         ///
         /// - Parameters:
-        ///   - page: Page number. Default is 0 Optional.
-        ///   - perPage: Number of testimonials to return per page. Default is 10, maximum is 50 Optional.
+        ///   - page: Page number. Default is 0. Optional.
+        ///   - perPage: Number of testimonials to return per page. Default is 10, maximum is 50. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
         public func getAllTestimonialsAbout(page: Int? = nil, perPage: Int? = nil) async throws(FlickrError) -> FlickrNode {
@@ -4922,8 +4922,8 @@ extension FlickrMethods {
         /// `flickr.testimonials.getAllTestimonialsBy` (GET, needs a login with `read` permission).
         ///
         /// - Parameters:
-        ///   - page: Page number. Default is 0 Optional.
-        ///   - perPage: Number of testimonials to return per page. Default is 10, maximum is 50 Optional.
+        ///   - page: Page number. Default is 0. Optional.
+        ///   - perPage: Number of testimonials to return per page. Default is 10, maximum is 50. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
         public func getAllTestimonialsBy(page: Int? = nil, perPage: Int? = nil) async throws(FlickrError) -> FlickrNode {
@@ -4938,8 +4938,8 @@ extension FlickrMethods {
         /// `flickr.testimonials.getPendingTestimonialsAbout` (GET, needs a login with `read` permission).
         ///
         /// - Parameters:
-        ///   - page: Page number. Default is 0 Optional.
-        ///   - perPage: Number of testimonials to return per page. Default is 10, maximum is 50 Optional.
+        ///   - page: Page number. Default is 0. Optional.
+        ///   - perPage: Number of testimonials to return per page. Default is 10, maximum is 50. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
         public func getPendingTestimonialsAbout(page: Int? = nil, perPage: Int? = nil) async throws(FlickrError) -> FlickrNode {
@@ -4969,8 +4969,8 @@ extension FlickrMethods {
         /// `flickr.testimonials.getPendingTestimonialsBy` (GET, needs a login with `read` permission).
         ///
         /// - Parameters:
-        ///   - page: Page number. Default is 0 Optional.
-        ///   - perPage: Number of testimonials to return per page. Default is 10, maximum is 50 Optional.
+        ///   - page: Page number. Default is 0. Optional.
+        ///   - perPage: Number of testimonials to return per page. Default is 10, maximum is 50. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
         public func getPendingTestimonialsBy(page: Int? = nil, perPage: Int? = nil) async throws(FlickrError) -> FlickrNode {
@@ -4985,9 +4985,9 @@ extension FlickrMethods {
         /// `flickr.testimonials.getTestimonialsAbout` (GET, needs no login).
         ///
         /// - Parameters:
-        ///   - userID: ID of the user to get testimonials about
-        ///   - page: Page number. Default is 0 Optional.
-        ///   - perPage: Number of testimonials to return per page. Default is 10, maximum is 50 Optional.
+        ///   - userID: ID of the user to get testimonials about.
+        ///   - page: Page number. Default is 0. Optional.
+        ///   - perPage: Number of testimonials to return per page. Default is 10, maximum is 50. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
         public func getTestimonialsAbout(userID: String, page: Int? = nil, perPage: Int? = nil) async throws(FlickrError) -> FlickrNode {
@@ -5018,9 +5018,9 @@ extension FlickrMethods {
         /// `flickr.testimonials.getTestimonialsBy` (GET, needs no login).
         ///
         /// - Parameters:
-        ///   - userID: ID of the user to get testimonials written by
-        ///   - page: Page number. Default is 0 Optional.
-        ///   - perPage: Number of testimonials to return per page. Default is 10, maximum is 50 Optional.
+        ///   - userID: ID of the user to get testimonials written by.
+        ///   - page: Page number. Default is 0. Optional.
+        ///   - perPage: Number of testimonials to return per page. Default is 10, maximum is 50. Optional.
         /// - Returns: The answer, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` returns it.
         /// - Throws: ``FlickrError``, as ``FlickrClient/call(_:_:verb:timeout:strict:)`` does.
         public func getTestimonialsBy(userID: String, page: Int? = nil, perPage: Int? = nil) async throws(FlickrError) -> FlickrNode {

@@ -4,37 +4,58 @@ import Synchronization
 
 /// The delegate of a ``FlickrRequest`` — ObjectiveFlickr's `OFFlickrAPIRequestDelegate`.
 /// Every method is optional.
+///
+/// The protocol is isolated to the main actor: an app's view controller or view model conforms
+/// as it is written, and every callback arrives on the main actor, in the order the events
+/// happened (progress before completion).
+///
+/// ```swift
+/// @MainActor final class PhotoViewController: FlickrRequestDelegate {
+///     func flickrRequest(_ request: FlickrRequest, didCompleteWith response: FlickrNode) { … }
+/// }
+/// ```
+@MainActor
 public protocol FlickrRequestDelegate: AnyObject, Sendable {
+    /// The request answered `stat="ok"`: `response` is the answer's `<rsp>` (for an upload,
+    /// its `photoid` or `ticketid`).
     func flickrRequest(_ request: FlickrRequest, didCompleteWith response: FlickrNode)
+    /// The request failed (a `.cancelled` error after ``FlickrRequest/cancel()``).
     func flickrRequest(_ request: FlickrRequest, didFailWith error: FlickrError)
+    /// An upload's progress: bytes sent so far of `totalBytes` (nil when unknown).
     func flickrRequest(_ request: FlickrRequest, imageUploadSentBytes sent: Int64, totalBytes: Int64?)
 }
 
 extension FlickrRequestDelegate {
+    /// Does nothing.
     public func flickrRequest(_ request: FlickrRequest, didCompleteWith response: FlickrNode) {}
+    /// Does nothing.
     public func flickrRequest(_ request: FlickrRequest, didFailWith error: FlickrError) {}
+    /// Does nothing.
     public func flickrRequest(_ request: FlickrRequest, imageUploadSentBytes sent: Int64, totalBytes: Int64?) {}
 }
 
 /// ObjectiveFlickr's `OFFlickrAPIRequest` for code that prefers callbacks: one request at a
 /// time, a delegate, `sessionInfo`, `cancel()`. A thin layer over ``FlickrClient``'s async API.
 ///
-/// Delegate methods are called on `delegateQueue` (a private serial queue by default).
+/// Delegate methods are called on the main actor, in order.
 public final class FlickrRequest: Sendable {
+    /// The client the request calls through.
     public let client: FlickrClient
-    public let delegateQueue: DispatchQueue
     private struct State {
         weak var delegate: (any FlickrRequestDelegate)?
         var sessionInfo: (any Sendable)?
         var task: Task<Void, Never>?
+        /// Callbacks not yet delivered, oldest first (see ``notify(_:)``).
+        var pending: [@MainActor @Sendable () -> Void] = []
     }
     private let state = Mutex(State())
 
-    public init(client: FlickrClient, delegateQueue: DispatchQueue = DispatchQueue(label: "FlickrRequest")) {
+    /// A request that calls through `client`.
+    public init(client: FlickrClient) {
         self.client = client
-        self.delegateQueue = delegateQueue
     }
 
+    /// Told how the request ends; held weakly, as ObjectiveFlickr held it.
     public var delegate: (any FlickrRequestDelegate)? {
         get { state.withLock { $0.delegate } }
         set { state.withLock { $0.delegate = newValue } }
@@ -103,8 +124,18 @@ public final class FlickrRequest: Sendable {
         }
     }
 
-    private func notify(_ body: @escaping @Sendable (any FlickrRequestDelegate) -> Void) {
-        guard let delegate = self.delegate else { return }
-        delegateQueue.async { body(delegate) }
+    /// Delivers a callback on the main actor. Each event is queued here in the order it
+    /// happened and each main-actor task delivers whatever is queued, oldest first: however
+    /// the tasks are scheduled, the delegate sees progress before completion.
+    private func notify(_ body: @escaping @MainActor @Sendable (any FlickrRequestDelegate) -> Void) {
+        state.withLock { s in
+            s.pending.append { [weak self] in
+                guard let delegate = self?.delegate else { return }
+                body(delegate)
+            }
+        }
+        Task { @MainActor in
+            while let next = self.state.withLock({ s in s.pending.isEmpty ? nil : s.pending.removeFirst() }) { next() }
+        }
     }
 }

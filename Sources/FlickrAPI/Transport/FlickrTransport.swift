@@ -16,6 +16,9 @@ import NIOHTTP1
 /// transport answers what the server answered (an HTTP 500 is a response, not an error) and
 /// throws ``FlickrError`` only when there is no answer.
 public protocol FlickrTransport: Sendable {
+    /// Sends `request` and returns the server's answer, whatever its status.
+    /// - Throws: ``FlickrError`` only when no answer came (`network`, `timeout`, `cancelled`, or
+    ///   `usage` for a request that cannot be sent).
     func send(_ request: FlickrTransportRequest) async throws(FlickrError) -> FlickrTransportResponse
 }
 
@@ -78,7 +81,9 @@ public struct FlickrTransportRequest: Sendable {
 /// The file part of an upload: its name and type as sent, and its bytes, which can be read
 /// again from the start as often as needed (a recorder digests them before they are sent).
 public struct FlickrTransportFile: Sendable {
+    /// The file name sent in the part's `Content-Disposition`.
     public var filename: String
+    /// The part's `Content-Type` (`image/jpeg`).
     public var mimeType: String
     /// The size announced, when known before reading.
     public var length: Int64?
@@ -95,10 +100,14 @@ public struct FlickrTransportFile: Sendable {
 
 /// One answer: the status, the headers and the whole body.
 public struct FlickrTransportResponse: Sendable {
+    /// The HTTP status.
     public var status: Int
+    /// The response headers, in the order received.
     public var headers: [(String, String)]
+    /// The whole body.
     public var body: [UInt8]
 
+    /// An answer with `status`, `headers` and `body`.
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8]) {
         self.status = status
         self.headers = headers
@@ -121,6 +130,7 @@ public struct FlickrNetworkTransport: FlickrTransport {
         http = HTTPTransport(client: httpClient ?? HTTPTransport.sharedClient)
     }
 
+    /// Sends `request` over HTTP and returns the answer, whatever its status.
     public func send(_ request: FlickrTransportRequest) async throws(FlickrError) -> FlickrTransportResponse {
         let result = try await http.send(request.spec, method: request.service)
         return FlickrTransportResponse(status: result.status, headers: result.headers.map { ($0.name, $0.value) }, body: result.body)

@@ -2,10 +2,42 @@ import FlickrProtocol
 
 /// Flickr's photo sizes (https://www.flickr.com/services/api/misc.urls.html).
 public enum PhotoSize: String, Sendable, CaseIterable {
-    case square75 = "s", square150 = "q", thumbnail = "t", small240 = "m", small320 = "n", small400 = "w"
-    case medium500 = "", medium640 = "z", medium800 = "c", large1024 = "b"
-    case large1600 = "h", large2048 = "k", xLarge3K = "3k", xLarge4K = "4k", xLarge4KF = "f"
-    case xLarge5K = "5k", xLarge6K = "6k", original = "o"
+    /// `s`: 75 × 75 px, cropped square.
+    case square75 = "s"
+    /// `q`: 150 × 150 px, cropped square.
+    case square150 = "q"
+    /// `t`: 100 px on the longest side.
+    case thumbnail = "t"
+    /// `m`: 240 px on the longest side.
+    case small240 = "m"
+    /// `n`: 320 px on the longest side.
+    case small320 = "n"
+    /// `w`: 400 px on the longest side.
+    case small400 = "w"
+    /// No suffix: 500 px on the longest side.
+    case medium500 = ""
+    /// `z`: 640 px on the longest side.
+    case medium640 = "z"
+    /// `c`: 800 px on the longest side.
+    case medium800 = "c"
+    /// `b`: 1024 px on the longest side.
+    case large1024 = "b"
+    /// `h`: 1600 px on the longest side (its own secret).
+    case large1600 = "h"
+    /// `k`: 2048 px on the longest side (its own secret).
+    case large2048 = "k"
+    /// `3k`: 3072 px on the longest side (its own secret).
+    case xLarge3K = "3k"
+    /// `4k`: 4096 px on the longest side (its own secret).
+    case xLarge4K = "4k"
+    /// `f`: 4096 px on the longest side, for photos of aspect ratio 2:1 only (its own secret).
+    case xLarge4KF = "f"
+    /// `5k`: 5120 px on the longest side (its own secret).
+    case xLarge5K = "5k"
+    /// `6k`: 6144 px on the longest side (its own secret).
+    case xLarge6K = "6k"
+    /// `o`: the original file as uploaded, in its own format (its own secret).
+    case original = "o"
 
     /// The size for a suffix (`""` or `"-"` is the 500 px size).
     public init?(suffix: String) {
@@ -72,7 +104,8 @@ public enum PhotoURL {
                                 + "or call flickr.photos.getSizes")
     }
 
-    /// `https://www.flickr.com/photos/{path_alias or owner}/{id}/`.
+    /// `https://www.flickr.com/photos/{path_alias or owner}/{id}/`; an NSID's `@` stays as it
+    /// is (a path may hold it), as Flickr writes its own page URLs.
     public static func page(_ photo: FlickrNode, web: String = Endpoints.flickr.web) throws(FlickrError) -> String {
         guard let id = photo["id"]?.string ?? photo["id"]?.text else { throw FlickrError.usage("a photo needs `id`") }
         let owner = photo["owner"]
@@ -81,7 +114,7 @@ public enum PhotoURL {
         guard let user = candidates.compactMap({ $0 }).first(where: { !$0.isEmpty }) else {
             throw FlickrError.usage("photo \(id) has no `owner` (or path alias) to build its page URL")
         }
-        return web + "photos/" + PercentEncoding.encode(user) + "/" + id + "/"
+        return web + "photos/" + PercentEncoding.encode(user).replacingOccurrences(of: "%40", with: "@") + "/" + id + "/"
     }
 
     /// `https://flic.kr/p/{base58(id)}`.

@@ -14,16 +14,27 @@ public struct UploadResult: Sendable, Hashable {
     public var ticketID: String?
     /// The photo's new secret, when Flickr says it (replace does).
     public var secret: String?
+    /// The original's new secret, when Flickr says it (replace does).
     public var originalSecret: String?
 }
 
 /// One ticket of `flickr.photos.upload.checkTickets`.
 public struct UploadTicket: Sendable, Hashable {
+    /// Where Flickr is with the ticket's file.
     public enum Status: Sendable, Hashable {
-        case pending, complete, failed, invalid
+        /// Flickr is still processing the file (`complete="0"`).
+        case pending
+        /// The photo exists (`complete="1"`); ``UploadTicket/photoID`` names it.
+        case complete
+        /// Flickr could not process the file (`complete="2"`).
+        case failed
+        /// Flickr does not know the ticket (`invalid="1"`), or left it out of its answer.
+        case invalid
     }
 
+    /// The ticket id an `async=1` upload returned.
     public var id: String
+    /// Whether the file is processed, failed, or still pending.
     public var status: Status
     /// Set when `status == .complete`.
     public var photoID: String?

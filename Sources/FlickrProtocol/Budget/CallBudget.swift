@@ -36,6 +36,7 @@ public struct CallBudget: Sendable, Hashable, CustomStringConvertible {
     /// Seconds between two calls when paced evenly.
     public var interval: Double { seconds / Double(calls) }
 
+    /// The `N/SECONDS` form `parse` reads.
     public var description: String {
         "\(calls)/\(seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds))"
     }

@@ -1,7 +1,7 @@
 extension FlickrMethod {
     /// The method's documentation as plain text (HTML from Flickr's reflection data reduced to
     /// text): what `flickr help METHOD`, the REPL's `:doc` and `flickr.help` show.
-    public var helpText: String {
+    package var helpText: String {
         var lines: [String] = []
         lines.append("\(name)  (\(verb), needs \(perms == .none ? "no" : perms.rawValue) permission)")
         lines.append("")
@@ -34,7 +34,7 @@ extension FlickrMethod {
 
     /// Flickr's descriptions carry a little HTML: tags dropped, entities decoded (named and
     /// numeric), whitespace collapsed.
-    public static func plainText(_ html: String) -> String {
+    package static func plainText(_ html: String) -> String {
         var out = ""
         var inTag = false
         for ch in html {

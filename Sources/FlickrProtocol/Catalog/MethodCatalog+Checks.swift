@@ -4,7 +4,21 @@
 public struct CallCheckFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The method as given or, once resolved, as the catalog spells it.
     public var method: String
-    public var message: String
+    /// What is wrong, without advice (`unknown argument photoid (did you mean photo_id?)`).
+    public var reason: String
+    /// How a person at the command line or in Lua gets past it (starts with its separator).
+    public var commandLineAdvice: String
+    /// How a Swift caller gets past it (starts with its separator).
+    public var swiftAdvice: String
+
+    /// A refusal of `method` for `reason`; each advice starts with its separator (`: `, `; `).
+    public init(method: String, reason: String, commandLineAdvice: String = "", swiftAdvice: String = "") {
+        (self.method, self.reason, self.commandLineAdvice, self.swiftAdvice) = (method, reason, commandLineAdvice, swiftAdvice)
+    }
+
+    /// The reason with the command line's advice: what `flickr call` and Lua say.
+    public var message: String { reason + commandLineAdvice }
+    /// The form `description` shows: `method: message`.
     public var description: String { method + ": " + message }
 }
 
@@ -59,8 +73,9 @@ extension MethodCatalog {
         guard let method = resolve(name) else {
             let full = name.hasPrefix("flickr.") ? name : "flickr." + name
             guard strict else { return full }
-            throw CallCheckFailure(method: full, message: "no such method" + Suggestions.phrase(suggestions(forMethod: name))
-                                   + " — `flickr help` lists them; " + Self.strictHint)
+            throw CallCheckFailure(method: full, reason: "no such method" + Suggestions.phrase(suggestions(forMethod: name)),
+                                   commandLineAdvice: " — `flickr help` lists them; " + Self.strictHint,
+                                   swiftAdvice: " — MethodCatalog.shared.names lists them; `strict: false` sends it anyway")
         }
         guard strict, !Self.openMethods.contains(method.name) else { return method.name }
         let accepted = Set(method.arguments.map(\.name)).union(Self.formatArguments)
@@ -71,12 +86,12 @@ extension MethodCatalog {
             let near = Suggestions.closest(to: argument, among: method.arguments.map(\.name))
             let takes = method.arguments.isEmpty ? "it takes no arguments"
                 : "it takes " + method.arguments.map(\.name).joined(separator: ", ")
-            throw CallCheckFailure(method: method.name, message: "unknown argument \(argument)" + Suggestions.phrase(near)
-                                   + " — \(takes); " + Self.strictHint)
+            throw CallCheckFailure(method: method.name, reason: "unknown argument \(argument)" + Suggestions.phrase(near) + " — \(takes)",
+                                   commandLineAdvice: "; " + Self.strictHint, swiftAdvice: "; `strict: false` sends it anyway")
         }
         let missing = method.requiredInPractice.filter { !given.contains($0) }
         if !missing.isEmpty {
-            throw CallCheckFailure(method: method.name, message: "missing required argument\(missing.count > 1 ? "s" : "") "
+            throw CallCheckFailure(method: method.name, reason: "missing required argument\(missing.count > 1 ? "s" : "") "
                                    + missing.joined(separator: ", "))
         }
         return method.name

@@ -2,14 +2,14 @@
 /// show for a method or a group of methods, and the did-you-mean when neither matches.
 extension MethodCatalog {
     /// The group of a method: `photos.comments` of `flickr.photos.comments.addComment`.
-    public static func group(of method: String) -> String {
+    package static func group(of method: String) -> String {
         var parts = method.split(separator: ".").dropFirst()  // "flickr"
         parts = parts.dropLast()
         return parts.joined(separator: ".")
     }
 
     /// A group as written by a person, normalised: `photos` of `flickr.photos`, `Photos.`.
-    public static func groupName(_ name: String) -> String {
+    package static func groupName(_ name: String) -> String {
         var group = name.lowercased()
         if group.hasPrefix("flickr.") { group.removeFirst("flickr.".count) }
         while group.hasSuffix(".") { group.removeLast() }
@@ -17,7 +17,7 @@ extension MethodCatalog {
     }
 
     /// The methods of a group and of its subgroups (any case), in catalog order.
-    public func methods(inGroup name: String) -> [FlickrMethod] {
+    package func methods(inGroup name: String) -> [FlickrMethod] {
         let group = Self.groupName(name)
         guard !group.isEmpty else { return [] }
         return methods.filter {
@@ -27,12 +27,12 @@ extension MethodCatalog {
     }
 
     /// Every group with its number of methods, sorted by name.
-    public var groups: [(name: String, count: Int)] {
+    package var groups: [(name: String, count: Int)] {
         Dictionary(grouping: names, by: Self.group(of:)).mapValues(\.count).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
     /// One line per method: its name and the first sentence of its description.
-    public static func listing(_ methods: [FlickrMethod], title: String) -> String {
+    package static func listing(_ methods: [FlickrMethod], title: String) -> String {
         let width = (methods.map(\.name.count).max() ?? 0) + 2
         var lines = [title]
         for m in methods {
@@ -46,12 +46,12 @@ extension MethodCatalog {
 
     /// What help shows for `query`: a method (any case, `flickr.` implied, a trailing `()`
     /// ignored) or a group's listing.
-    public enum HelpTopic: Sendable {
+    package enum HelpTopic: Sendable {
         case method(FlickrMethod)
         case group(name: String, methods: [FlickrMethod])
 
         /// The text to show.
-        public var text: String {
+        package var text: String {
             switch self {
             case .method(let m): m.helpText
             case .group(let name, let methods): MethodCatalog.listing(methods, title: "Methods in \(name):")
@@ -60,14 +60,14 @@ extension MethodCatalog {
     }
 
     /// The topic `query` names, or a failure that suggests the nearest method names.
-    public func helpTopic(_ query: String) throws(CallCheckFailure) -> HelpTopic {
+    package func helpTopic(_ query: String) throws(CallCheckFailure) -> HelpTopic {
         var name = query.trimmingCharacters(in: .whitespaces)
         if name.hasSuffix("()") { name.removeLast(2) }
         if name.hasSuffix("(") { name.removeLast() }
         if let method = resolve(name) { return .method(method) }
         let group = methods(inGroup: name)
         if !group.isEmpty { return .group(name: Self.groupName(name), methods: group) }
-        throw CallCheckFailure(method: name, message: "no such method or group" + Suggestions.phrase(suggestions(forMethod: name)))
+        throw CallCheckFailure(method: name, reason: "no such method or group" + Suggestions.phrase(suggestions(forMethod: name)))
     }
 }
 

@@ -3,7 +3,14 @@ import Foundation
 
 /// Permission levels, ordered: a higher level implies the lower ones.
 public enum FlickrPermission: String, Sendable, Codable, Comparable, CaseIterable {
-    case none, read, write, delete
+    /// No permission: public data only, or no login at all.
+    case none
+    /// Read the user's private photos and data.
+    case read
+    /// Add, edit and delete photo metadata: tags, titles, comments, sets (`read` implied).
+    case write
+    /// Delete photos (`write` and `read` implied).
+    case delete
 
     private var rank: Int {
         switch self {
@@ -14,31 +21,45 @@ public enum FlickrPermission: String, Sendable, Codable, Comparable, CaseIterabl
         }
     }
 
+    /// Whether `a` grants less than `b` (`none` < `read` < `write` < `delete`).
     public static func < (a: Self, b: Self) -> Bool { a.rank < b.rank }
 }
 
 /// One Flickr API method as the bundled catalog describes it.
 public struct FlickrMethod: Sendable, Codable, Hashable {
+    /// One argument of a method, as Flickr's reference describes it.
     public struct Argument: Sendable, Codable, Hashable {
+        /// The argument's name (`photo_id`).
         public var name: String
+        /// Whether the reference marks it optional.
         public var optional: Bool
+        /// The reference's description (HTML).
         public var description: String
     }
 
+    /// An error code a method can answer, as Flickr's reference lists it.
     public struct ErrorInfo: Sendable, Codable, Hashable {
+        /// The code (method-specific below 95, global from 95).
         public var code: Int
+        /// Flickr's short message (`Photo not found`).
         public var message: String
+        /// The reference's longer explanation.
         public var description: String
     }
 
+    /// The method's full name (`flickr.photos.search`).
     public var name: String
+    /// What it does, in Flickr's words (HTML).
     public var description: String
+    /// Flickr's further notes (HTML), or empty.
     public var explanation: String
     /// Permission the calling token needs.
     public var perms: FlickrPermission
     /// `POST` for write and delete methods, else `GET`.
     public var verb: String
+    /// Whether a call needs a logged-in user's token.
     public var needsLogin: Bool
+    /// Whether a call must be signed.
     public var needsSigning: Bool
     /// Arguments other than `api_key`.
     public var arguments: [Argument]
@@ -47,7 +68,9 @@ public struct FlickrMethod: Sendable, Codable, Hashable {
     /// Global codes this method can answer (details in ``MethodCatalog/globalErrors``).
     public var globalErrors: [Int]
 
+    /// The names of the arguments the catalog marks required, in its order.
     public var requiredArguments: [String] { arguments.filter { !$0.optional }.map(\.name) }
+    /// The names of the optional arguments, in the catalog's order.
     public var optionalArguments: [String] { arguments.filter(\.optional).map(\.name) }
 }
 
@@ -55,7 +78,9 @@ public struct FlickrMethod: Sendable, Codable, Hashable {
 /// `scripts/build-catalog.py`. It decides the HTTP verb, feeds help and completion, and teaches
 /// the XML mapper which elements repeat.
 public struct MethodCatalog: Sendable {
+    /// The methods, in the order given (sorted by name in ``shared``).
     public let methods: [FlickrMethod]
+    /// The error codes any method can answer (95 and up: signatures, keys, the service).
     public let globalErrors: [FlickrMethod.ErrorInfo]
     private let byName: [String: Int]
 
@@ -64,6 +89,7 @@ public struct MethodCatalog: Sendable {
         var globalErrors: [FlickrMethod.ErrorInfo]
     }
 
+    /// A catalog of `methods` (a test's, or one read elsewhere).
     public init(methods: [FlickrMethod], globalErrors: [FlickrMethod.ErrorInfo] = []) {
         self.methods = methods
         self.globalErrors = globalErrors

@@ -1,10 +1,10 @@
 /// "Did you mean …?": the candidates closest to a word a person mistyped, for every place that
 /// looks a name up (methods, arguments, help, profiles).
-public enum Suggestions {
+package enum Suggestions {
     /// Up to `limit` candidates nearest `word`, nearest first: case-insensitive edit distance
     /// within about a third of the word's length, then candidates that contain the word or that
     /// the word contains (a shortened or extended name). Empty when nothing is close.
-    public static func closest(to word: String, among candidates: some Sequence<String>, limit: Int = 3) -> [String] {
+    package static func closest(to word: String, among candidates: some Sequence<String>, limit: Int = 3) -> [String] {
         let target = Array(word.lowercased().utf8)
         guard !target.isEmpty else { return [] }
         let allowed = max(2, target.count / 3)
@@ -27,7 +27,7 @@ public enum Suggestions {
     }
 
     /// " (did you mean a, b?)", or "" when there is nothing to suggest.
-    public static func phrase(_ names: [String]) -> String {
+    package static func phrase(_ names: [String]) -> String {
         names.isEmpty ? "" : " (did you mean \(names.joined(separator: ", "))?)"
     }
 

@@ -4,7 +4,7 @@
 /// byte of the UTF-8 form becomes `%XX` with upper-case hex. A space is `%20`, never `+`.
 /// Foundation's `.urlQueryAllowed` is *not* this set (it keeps `+ & = ? /`), which is the classic
 /// source of `signature_invalid`.
-public enum PercentEncoding {
+package enum PercentEncoding {
     private static let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
 
     @inline(__always)
@@ -20,7 +20,7 @@ public enum PercentEncoding {
     }
 
     /// Encodes `string` (as UTF-8) per RFC 3986 unreserved-only rules.
-    public static func encode(_ string: String) -> String {
+    package static func encode(_ string: String) -> String {
         let utf8 = string.utf8
         if utf8.allSatisfy(isUnreserved) { return string }
         var out: [UInt8] = []
@@ -39,7 +39,7 @@ public enum PercentEncoding {
 
     /// Decodes `%XX` sequences; with `plusAsSpace` (HTML form encoding) `+` becomes a space.
     /// Invalid escapes are kept literally; invalid UTF-8 is repaired with U+FFFD.
-    public static func decode(_ string: Substring, plusAsSpace: Bool = false) -> String {
+    package static func decode(_ string: Substring, plusAsSpace: Bool = false) -> String {
         let utf8 = Array(string.utf8)
         if !utf8.contains(UInt8(ascii: "%")) && !(plusAsSpace && utf8.contains(UInt8(ascii: "+"))) {
             return String(string)
@@ -62,7 +62,7 @@ public enum PercentEncoding {
     }
 
     /// Decodes a full string; see ``decode(_:plusAsSpace:)-(Substring,_)``.
-    public static func decode(_ string: String, plusAsSpace: Bool = false) -> String {
+    package static func decode(_ string: String, plusAsSpace: Bool = false) -> String {
         decode(string[...], plusAsSpace: plusAsSpace)
     }
 
@@ -80,9 +80,9 @@ public enum PercentEncoding {
 /// `application/x-www-form-urlencoded` bodies and query strings, as ordered pairs.
 ///
 /// Order and repeated keys are kept: OAuth signs every pair, duplicates included.
-public enum FormEncoding {
+package enum FormEncoding {
     /// Parses `a=1&b=2&b=3` (a leading `?` is allowed). `+` means space, as HTML forms send it.
-    public static func parse(_ string: String) -> [(String, String)] {
+    package static func parse(_ string: String) -> [(String, String)] {
         var body = Substring(string)
         if body.first == "?" { body = body.dropFirst() }
         var result: [(String, String)] = []
@@ -98,7 +98,7 @@ public enum FormEncoding {
     }
 
     /// Serialises pairs with RFC 3986 encoding (which any form decoder accepts).
-    public static func serialize<S: Sequence>(_ pairs: S) -> String where S.Element == (String, String) {
+    package static func serialize<S: Sequence>(_ pairs: S) -> String where S.Element == (String, String) {
         pairs.map { PercentEncoding.encode($0.0) + "=" + PercentEncoding.encode($0.1) }
             .joined(separator: "&")
     }

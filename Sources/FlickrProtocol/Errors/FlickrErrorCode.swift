@@ -7,10 +7,13 @@
 /// reports, and where methods give the same error different numbers, the number too
 /// (`photoNotFound` is 1, `photoNotFoundCode2` the same error where a method documents it as 2).
 public struct FlickrErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The number Flickr answers with (`code` of `<err>`).
     public let rawValue: Int
 
+    /// The code numbered `rawValue`, named here or not.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
+    /// The form `description` shows: the number.
     public var description: String { String(rawValue) }
 
     // MARK: Global codes

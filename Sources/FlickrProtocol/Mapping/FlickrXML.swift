@@ -7,11 +7,13 @@ public struct FlickrParseError: Error, Sendable, CustomStringConvertible {
     /// 1-based line of the problem, when known.
     public var line: Int?
 
+    /// An error with the parser's `message` and, when known, its 1-based `line`.
     public init(message: String, line: Int? = nil) {
         self.message = message
         self.line = line
     }
 
+    /// The form `description` shows: the message, then `(line N)` when the line is known.
     public var description: String {
         line.map { "\(message) (line \($0))" } ?? message
     }
@@ -20,11 +22,15 @@ public struct FlickrParseError: Error, Sendable, CustomStringConvertible {
 /// Flickr XML → ``FlickrNode``: ``FlickrXMLMapper``'s rules into a tree (``FlickrTreeSink``),
 /// on ``FlickrXMLParser`` (libxml2's SAX2 parser with its safety settings).
 public enum FlickrXML {
+    /// The size from which a document is parsed on another thread while its mapping is built
+    /// (256 KiB): below it, the hand-over costs more than it saves.
+    public static let defaultPipelineThreshold = 256 * 1024
+
     /// Maps `bytes`. When the root element is `<rsp>`, the result is its map (so `stat` is a
     /// top-level key); any other root `r` gives `{r: …}`. A document of `pipelineThreshold`
-    /// bytes or more is parsed on another thread while the tree is built (``FlickrXMLTape``).
+    /// bytes or more is parsed on another thread while the tree is built.
     public static func parse(_ bytes: UnsafeRawBufferPointer, rule: ListRule,
-                             pipelineThreshold: Int = FlickrXMLTape.threshold) throws(FlickrParseError) -> FlickrNode {
+                             pipelineThreshold: Int = defaultPipelineThreshold) throws(FlickrParseError) -> FlickrNode {
         let sink = FlickrTreeSink()
         let rootName = try map(bytes, rule: rule, into: sink, pipelineThreshold: pipelineThreshold)
         let root = sink.root ?? .map(FlickrMap())
@@ -34,11 +40,11 @@ public enum FlickrXML {
 
     /// The one way XML is mapped, whatever the sink builds (this tree, Lua tables): the rules
     /// (``FlickrXMLMapper``) drive `sink` on this thread, or, for a document of
-    /// `pipelineThreshold` bytes or more, from a parse on another thread through
-    /// ``FlickrXMLTape``. Returns the root element's name.
+    /// `pipelineThreshold` bytes or more, from a parse on another thread (a tape of parse
+    /// events). Returns the root element's name.
     @discardableResult
     public static func map(_ bytes: UnsafeRawBufferPointer, rule: ListRule, into sink: any FlickrXMLSink,
-                           pipelineThreshold: Int = FlickrXMLTape.threshold) throws(FlickrParseError) -> String {
+                           pipelineThreshold: Int = defaultPipelineThreshold) throws(FlickrParseError) -> String {
         bytes.count >= pipelineThreshold
             ? try FlickrXMLTape.map(bytes, rule: rule, into: sink).get()
             : try FlickrXMLMapper.map(bytes, rule: rule, into: sink)

@@ -38,6 +38,7 @@ public struct FlickrXMLSinkAttributes {
     public let tokens: UnsafeBufferPointer<Int>
     @usableFromInline let raw: FlickrXMLAttributes
 
+    /// How many attributes the element has.
     public var count: Int { tokens.count }
 
     /// libxml2's attribute layout, for consumers that read many values in one C loop: for
@@ -150,6 +151,7 @@ public final class FlickrXMLMapper: FlickrXMLEventHandler {
         return slot >= 0 ? state.pointee.byPointer[slot] : make(p)
     }
 
+    /// Records the element's frame and hands its attributes, as tokens, to the sink's `begin`.
     public func startElement(_ name: UnsafePointer<CChar>, attributes: FlickrXMLAttributes) {
         let element = entry(name).entry
         let frame = Frame(name: element, attributeStart: state.pointee.attributes.count, attributeCount: attributes.count,
@@ -185,11 +187,13 @@ public final class FlickrXMLMapper: FlickrXMLEventHandler {
         state.pointee.frames.append(frame)
     }
 
+    /// Collects a piece of the open element's text (a piece outside any element is dropped).
     public func characters(_ piece: UnsafeRawBufferPointer) {
         guard !state.pointee.frames.isEmpty else { return }
         state.pointee.text.append(contentsOf: piece)
     }
 
+    /// Decides where the closed element goes (``FlickrXMLPlacement``) and tells the sink's `end`.
     public func endElement() {
         guard let frame = state.pointee.frames.popLast() else { return }
         let name = state.pointee.entries[frame.name]

@@ -13,17 +13,17 @@ import Foundation
 ///   end:   3, element, placement, empty list (−1: none), text length (−1: none), bytes
 ///   done:  4, length, root name
 ///   fail:  5, line (0: unknown), length, message
-public enum FlickrXMLTape {
+package enum FlickrXMLTape {
     /// Documents from this size on take the two-thread path (below it, starting a thread
     /// costs more than the overlap gains).
-    public static let threshold = 256 * 1024
+    package static let threshold = FlickrXML.defaultPipelineThreshold
     /// Chunk size: big enough that handing over is rare, small enough that replay starts soon.
-    public static let chunkBytes = 64 * 1024
+    package static let chunkBytes = 64 * 1024
 
     /// Parses `bytes` on another thread and replays the events into `sink` on this one; the
     /// root element's name, or the parse error. Returns only once the parsing thread is done
     /// with `bytes`.
-    public static func map(_ bytes: UnsafeRawBufferPointer, rule: ListRule, into sink: any FlickrXMLSink) -> Result<String, FlickrParseError> {
+    package static func map(_ bytes: UnsafeRawBufferPointer, rule: ListRule, into sink: any FlickrXMLSink) -> Result<String, FlickrParseError> {
         let channel = Channel()
         let input = Input(bytes: bytes)
         let thread = Thread {

@@ -5,12 +5,12 @@
 /// (a Swift String, a Lua string, per-name list facts); later it is a pointer comparison. Open
 /// addressing with linear probing; when full (hundreds of distinct names), `slot` returns -1
 /// and the caller converts the name itself.
-public struct InternedNames<Payload> {
+package struct InternedNames<Payload> {
     @usableFromInline var pointers: [UnsafeRawPointer?]
     @usableFromInline var payloads: [Payload?]
 
     /// `capacity` must be a power of two.
-    public init(capacity: Int = 256) {
+    package init(capacity: Int = 256) {
         precondition(capacity > 0 && capacity & (capacity - 1) == 0, "capacity must be a power of two")
         pointers = Array(repeating: nil, count: capacity)
         payloads = Array(repeating: nil, count: capacity)
@@ -18,7 +18,7 @@ public struct InternedNames<Payload> {
 
     /// The slot of the name at `p`, made with `make` when new; -1 when the table is full.
     @inlinable @inline(__always)
-    public mutating func slot(_ p: UnsafePointer<CChar>, make: (UnsafePointer<CChar>) -> Payload) -> Int {
+    package mutating func slot(_ p: UnsafePointer<CChar>, make: (UnsafePointer<CChar>) -> Payload) -> Int {
         let key = UnsafeRawPointer(p)
         let mask = pointers.count - 1
         var i = Int(truncatingIfNeeded: (UInt(bitPattern: p) &* 0x9E37_79B9_7F4A_7C15) >> 56) & mask
@@ -36,5 +36,5 @@ public struct InternedNames<Payload> {
 
     /// The payload of a slot returned by ``slot(_:make:)``.
     @inlinable @inline(__always)
-    public subscript(slot: Int) -> Payload { payloads[slot]! }
+    package subscript(slot: Int) -> Payload { payloads[slot]! }
 }

@@ -5,16 +5,22 @@
 /// `stat` last). Decoded objects come with their members in key order: `JSONDecoder` does not
 /// report the document's.
 public indirect enum JSONValue: Sendable, Equatable, Decodable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// An integer.
     case number(Int)
     /// A number with a fraction or an exponent, or one beyond `Int`.
     case double(Double)
+    /// A string.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object: its members in order, names not necessarily unique.
     case object([(String, JSONValue)])
 
+    /// Equal values; objects are equal when their members are, in the same order.
     public static func == (a: JSONValue, b: JSONValue) -> Bool {
         switch (a, b) {
         case (.null, .null): true
@@ -37,6 +43,7 @@ public indirect enum JSONValue: Sendable, Equatable, Decodable {
         init?(intValue: Int) { nil }
     }
 
+    /// Decodes any JSON value; an object's members come sorted by name (see the type's note).
     public init(from decoder: any Decoder) throws {
         if let keyed = try? decoder.container(keyedBy: Key.self) {
             self = .object(try keyed.allKeys.sorted { $0.stringValue < $1.stringValue }.map { key in

@@ -12,6 +12,7 @@ public struct ListRule: Sendable {
     /// A rule with only the plural test (and repetition).
     public static let pluralOnly = ListRule(learned: [:])
 
+    /// A rule with these learned parent → children pairs, beside the plural test.
     public init(learned: [String: Set<String>]) {
         self.learned = learned
     }

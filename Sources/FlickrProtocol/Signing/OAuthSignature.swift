@@ -100,13 +100,21 @@ public enum OAuthSignature {
 
 /// The `oauth_*` protocol parameters of one request (RFC 5849 §3.1).
 public struct OAuthParameters: Sendable, Equatable {
+    /// `oauth_consumer_key`: the app's API key.
     public var consumerKey: String
+    /// `oauth_token`: the request or access token; nil when there is none yet (step 1).
     public var token: String?
+    /// `oauth_nonce`: a value never used before with this timestamp.
     public var nonce: String
+    /// `oauth_timestamp`: Unix time in seconds, as a decimal string.
     public var timestamp: String
+    /// `oauth_callback`: where Flickr sends the user after approval (step 1 only), or `oob`.
     public var callback: String?
+    /// `oauth_verifier`: the code the user was shown or the callback got (step 3 only).
     public var verifier: String?
 
+    /// Parameters with a given nonce and timestamp (tests, signature vectors); see
+    /// ``fresh(consumerKey:token:callback:verifier:now:)`` for a request.
     public init(consumerKey: String, token: String? = nil, nonce: String, timestamp: String,
                 callback: String? = nil, verifier: String? = nil) {
         self.consumerKey = consumerKey

@@ -6,8 +6,11 @@
 /// entry named after it, or a list when ``ListRule`` says so. JSON responses map to the same
 /// type (``FlickrJSON``), keeping Flickr's `_content` key.
 public enum FlickrNode: Sendable, Hashable {
+    /// An attribute's value, a JSON string, or text standing alone.
     case string(String)
+    /// An element (or JSON object): its attributes, text and children by name, in document order.
     case map(FlickrMap)
+    /// Repeated elements (or a JSON array), in order.
     case list([FlickrNode])
 
     /// The key under which element text is stored (ObjectiveFlickr's `OFXMLTextContentKey`).
@@ -80,27 +83,35 @@ public enum FlickrNode: Sendable, Hashable {
 /// An insertion-ordered string-keyed map. Flickr elements have few keys, so lookup is a linear
 /// scan — cheaper to build than a hash table, which is what a response parser mostly does.
 public struct FlickrMap: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
+    /// The keys, in insertion order.
     public private(set) var keys: [String]
+    /// The values, in the order of ``keys``.
     public private(set) var values: [FlickrNode]
 
+    /// An empty map.
     public init() {
         keys = []
         values = []
     }
 
+    /// A map of `keys[i]` to `values[i]`; the two must have the same length (a precondition).
     public init(keys: [String], values: [FlickrNode]) {
         precondition(keys.count == values.count, "FlickrMap: keys and values differ in length")
         self.keys = keys
         self.values = values
     }
 
+    /// A map from a literal (`["id": "1", "title": "Cat"]`); a repeated key keeps its last value.
     public init(dictionaryLiteral elements: (String, FlickrNode)...) {
         self.init()
         for (k, v) in elements { self[k] = v }
     }
 
+    /// The first entry's position: 0.
     public var startIndex: Int { 0 }
+    /// The position after the last entry: the number of entries.
     public var endIndex: Int { keys.count }
+    /// The entry at `position`, as a key and its value.
     public subscript(position: Int) -> (key: String, value: FlickrNode) { (keys[position], values[position]) }
 
     /// Index of `key`, if present.
@@ -171,8 +182,11 @@ extension FlickrNode: CustomStringConvertible {
 }
 
 extension FlickrNode: ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    /// A ``string(_:)`` node from a string literal.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// A ``list(_:)`` node from an array literal.
     public init(arrayLiteral elements: FlickrNode...) { self = .list(elements) }
+    /// A ``map(_:)`` node from a dictionary literal; a repeated key keeps its last value.
     public init(dictionaryLiteral elements: (String, FlickrNode)...) {
         var m = FlickrMap()
         for (k, v) in elements { m[k] = v }

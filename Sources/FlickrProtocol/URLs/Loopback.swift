@@ -4,9 +4,9 @@
 /// Loopback is 127.0.0.0/8 written as a dotted quad, `::1` in any of its IPv6 spellings, with or
 /// without brackets (`[::1]`, `0:0:0:0:0:0:0:1`), and `localhost` in any case. Nothing else is:
 /// not `127.example.org`, not `localhost.example.org`, not `0.0.0.0`.
-public enum Loopback {
+package enum Loopback {
     /// `host` as written in a URL or given to `--host` (brackets around an IPv6 address allowed).
-    public static func isLoopback(host: String) -> Bool {
+    package static func isLoopback(host: String) -> Bool {
         var h = Substring(host)
         if h.hasPrefix("["), h.hasSuffix("]") { h = h.dropFirst().dropLast() }
         let name = h.lowercased()
@@ -17,7 +17,7 @@ public enum Loopback {
     }
 
     /// The host of `url` (`scheme://[userinfo@]host[:port][/…]`); false when it has none.
-    public static func isLoopback(url: String) -> Bool {
+    package static func isLoopback(url: String) -> Bool {
         guard let start = url.range(of: "://")?.upperBound else { return false }
         var authority = url[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }

@@ -58,13 +58,20 @@ public struct SandboxConfiguration: Sendable {
 /// The built-in application and the default user's write token: enough for a client to work
 /// without an OAuth dance.
 public struct SandboxCredentials: Sendable, Hashable {
+    /// The built-in app's API key.
     public var apiKey: String
+    /// The built-in app's shared secret.
     public var apiSecret: String
+    /// The default user's access token (write permission).
     public var oauthToken: String
+    /// The access token's secret.
     public var oauthTokenSecret: String
+    /// The default user's NSID.
     public var userNSID: String
+    /// The default user's screen name.
     public var username: String
 
+    /// Credentials with these values.
     public init(apiKey: String, apiSecret: String, oauthToken: String, oauthTokenSecret: String,
                 userNSID: String, username: String) {
         self.apiKey = apiKey
@@ -78,7 +85,10 @@ public struct SandboxCredentials: Sendable, Hashable {
 
 /// Why the sandbox could not start or do what was asked.
 public struct SandboxError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, for a person.
     public var message: String
+    /// An error saying `message`.
     public init(_ message: String) { self.message = message }
+    /// The form `description` shows: the message.
     public var description: String { message }
 }
