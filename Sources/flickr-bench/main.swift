@@ -5,6 +5,7 @@
 //   flickr-bench lua-errors N           N errors raised by Swift functions holding objects (release check)
 //   flickr-bench upload URL KEY SECRET TOKEN TOKEN_SECRET FILE
 //   flickr-bench calls URL KEY SECRET TOKEN TOKEN_SECRET N
+//   flickr-bench search URL KEY SECRET TOKEN TOKEN_SECRET N   N sequential 500-photo flickr.photos.search calls
 // Each prints one JSON object on stdout.
 import FlickrAPI
 import FlickrLua
@@ -24,10 +25,11 @@ struct Bench {
             case "lua-errors" where a.count == 3: try await luaErrors(Int(a[2]) ?? 100_000)
             case "upload" where a.count == 8: try await upload(url: a[2], key: a[3], secret: a[4], token: a[5], tokenSecret: a[6], file: a[7])
             case "calls" where a.count == 8: try await calls(url: a[2], key: a[3], secret: a[4], token: a[5], tokenSecret: a[6], n: Int(a[7]) ?? 200)
+            case "search" where a.count == 8: try await search(url: a[2], key: a[3], secret: a[4], token: a[5], tokenSecret: a[6], n: Int(a[7]) ?? 100)
             case "writes" where a.count == 9:
                 try await writes(url: a[2], key: a[3], secret: a[4], token: a[5], tokenSecret: a[6], photo: a[7], n: Int(a[8]) ?? 200)
             default:
-                FileHandle.standardError.write(Data("usage: flickr-bench xml FILE RUNS | lua-map FILE RUNS | upload URL KEY SECRET TOKEN TSECRET FILE | calls URL KEY SECRET TOKEN TSECRET N | writes URL KEY SECRET TOKEN TSECRET PHOTO N\n".utf8))
+                FileHandle.standardError.write(Data("usage: flickr-bench xml FILE RUNS | lua-map FILE RUNS | upload URL KEY SECRET TOKEN TSECRET FILE | calls URL KEY SECRET TOKEN TSECRET N | search URL KEY SECRET TOKEN TSECRET N | writes URL KEY SECRET TOKEN TSECRET PHOTO N\n".utf8))
                 exit(2)
             }
         } catch {
@@ -213,6 +215,22 @@ struct Bench {
         for i in 0..<n { _ = try await flickr.call("flickr.test.echo", ["i": String(i)]) }
         let elapsed = seconds(clock.now - start)
         print("{\"calls\": \(n), \"seconds\": \(elapsed), \"per_second\": \(Double(n) / elapsed)}")
+    }
+
+    /// `n` sequential `flickr.photos.search` calls asking for a 500-photo page, each answer mapped
+    /// into the FlickrNode tree `call` returns (bench_sink.py serves a canned page: the client's
+    /// cost per page). The first, untimed, call warms the connection and reports the page's
+    /// photo count, so the harness can check that the answers held the 500 photos.
+    static func search(url: String, key: String, secret: String, token: String, tokenSecret: String, n: Int) async throws {
+        let flickr = client(url: url, key: key, secret: secret, token: token, tokenSecret: tokenSecret)
+        let arguments = ["text": "bench", "per_page": "500"]
+        let first = try await flickr.call("flickr.photos.search", arguments)
+        let photos = first["photos.photo"]?.array.count ?? 0
+        let clock = ContinuousClock()
+        let start = clock.now
+        for _ in 0..<n { _ = try await flickr.call("flickr.photos.search", arguments) }
+        let elapsed = seconds(clock.now - start)
+        print("{\"calls\": \(n), \"seconds\": \(elapsed), \"per_second\": \(Double(n) / elapsed), \"photos\": \(photos)}")
     }
 
     /// `n` sequential `flickr.photos.setTags` on one photo: the cost of a write, end to end.
