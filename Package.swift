@@ -111,9 +111,11 @@ let package = Package(
             pkgConfig: "lua5.4",
             providers: [.apt(["liblua5.4-dev"]), .brew(["lua"])]
         ),
+        // No pkgConfig: Debian's readline.pc gives only -D flags, which SwiftPM prohibits and warns
+        // about in every build of a package that depends on this one; the header is in
+        // /usr/include/readline and the module map links libreadline.
         .systemLibrary(
             name: "CReadline",
-            pkgConfig: "readline",
             providers: [.apt(["libreadline-dev"])]
         ),
         // The C between Swift and Lua: the trampoline, protected helpers, the interrupt hook, the
@@ -125,7 +127,8 @@ let package = Package(
         // The REPL's line editor in C: readline's callback interface, the SIGINT self-pipe, history.
         .target(
             name: "CReadlineShim",
-            dependencies: ["CReadline"]
+            dependencies: ["CReadline"],
+            linkerSettings: [.linkedLibrary("readline")]
         ),
         // The Lua shipped with the command (lua/flickr/*.lua) compiled in with #embed.
         .target(

@@ -4,14 +4,17 @@
 import FlickrAPI
 import Foundation
 
-@MainActor var failures = 0
+/// How many checks failed.
+@MainActor enum Checks {
+    static var failures = 0
+}
 
 @MainActor func check(_ name: String, _ condition: Bool, _ detail: @autoclosure () -> String = "") {
     if condition {
         print("ok \(name)")
     } else {
         print("FAIL \(name) \(detail())")
-        failures += 1
+        Checks.failures += 1
     }
 }
 
@@ -60,7 +63,9 @@ import Foundation
     let page = try client.pageURL(for: photo)
     check("pageURL keeps @", page.absoluteString.contains("@") && !page.absoluteString.contains("%40"), page.absoluteString)
     let sizes: [PhotoSize] = [.small240, .medium640, .large1024]
-    check("PhotoSize", sizes.map(\.extrasKey) == ["url_m", "url_z", "url_b"], "\(sizes.map(\.extrasKey))")
+    // Flickr names the extras apart from the suffixes: 240 px is `m` but `url_s`, 1024 px `b` but `url_l`.
+    check("PhotoSize", sizes.map(\.rawValue) == ["m", "z", "b"] && sizes.map(\.extrasKey) == ["url_s", "url_z", "url_l"],
+          "\(sizes.map(\.extrasKey))")
 
     // Tags written with TagString, read back.
     _ = try await client.call("flickr.photos.addTags", ["photo_id": id, "tags": TagString.join(["consumer", "black cat"])])
@@ -138,4 +143,4 @@ do {
     print("FAIL error \(error.localizedDescription)")
     exit(1)
 }
-exit(await MainActor.run { failures } == 0 ? 0 : 1)
+exit(await MainActor.run { Checks.failures } == 0 ? 0 : 1)
