@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Builds Sources/CFlickrCatalog/data/catalog.json and examples.json (compiled into the binaries)
+"""Builds Sources/CFlickrCatalog/data/catalog.json, examples.json and names.txt (compiled into the binaries)
 from the recorded Flickr material in Tests/Fixtures. Usage: scripts/build-catalog.py (no arguments).
 
 Inputs (Tests/Fixtures/README.md says where they came from): methods.txt (the 223 names), methods_spec.json
@@ -20,6 +20,9 @@ resources = os.path.join(repo, "Sources", "CFlickrCatalog", "data")
 # Examples live in their own file so that start-up (names, perms, arguments) stays cheap.
 out = os.path.join(resources, "catalog.json")
 out_examples = os.path.join(resources, "examples.json")
+# The method names alone, one a line: what start-up needs (the `flickr` module's namespaces)
+# without decoding the catalog, which waits for the first call.
+out_names = os.path.join(resources, "names.txt")
 
 GLOBAL_ERRORS = {}
 PERMS = {"0": "none", "1": "read", "2": "write", "3": "delete"}
@@ -109,6 +112,8 @@ def main():
     with open(out_examples, "w", encoding="utf-8") as f:
         json.dump(examples, f, ensure_ascii=False, indent=1, sort_keys=True)
         f.write("\n")
+    with open(out_names, "w", encoding="utf-8") as f:
+        f.write("".join(m["name"] + "\n" for m in methods))
     print(f"{os.path.relpath(out, repo)}: {len(methods)} methods; "
           f"{os.path.relpath(out_examples, repo)}: {len(examples)} examples")
 

@@ -11,6 +11,10 @@ static const unsigned char examples[] = {
 #embed "data/examples.json"
 };
 
+static const unsigned char names[] = {
+#embed "data/names.txt"
+};
+
 const unsigned char *flickr_catalog_json(size_t *length) {
     *length = sizeof catalog;
     return catalog;
@@ -19,4 +23,9 @@ const unsigned char *flickr_catalog_json(size_t *length) {
 const unsigned char *flickr_examples_json(size_t *length) {
     *length = sizeof examples;
     return examples;
+}
+
+const unsigned char *flickr_method_names(size_t *length) {
+    *length = sizeof names;
+    return names;
 }

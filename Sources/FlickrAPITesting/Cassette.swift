@@ -421,26 +421,8 @@ extension Cassette {
             || value.hasPrefix(" ") || value.hasSuffix(" ") || value.hasPrefix("\"")
     }
 
-    /// A JSON-style string literal.
-    static func quote(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    out += String(format: "\\u%04x", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
+    /// A JSON string literal (FlickrProtocol's: control characters and DEL escaped).
+    static func quote(_ value: String) -> String { JSONValue.quote(value) }
 
     static func field(_ value: String) -> String { needsQuoting(value) ? quote(value) : value }
 

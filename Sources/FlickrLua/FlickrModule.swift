@@ -110,8 +110,9 @@ final class FlickrModule {
     /// namespace written in another case, and refuses any other name with did-you-mean.
     private func installNamespaces(_ state: LuaState, _ flickr: Int32) {
         var namespaces: Set<String> = []
-        for method in MethodCatalog.shared.methods {
-            var parts = method.name.split(separator: ".").map(String.init)
+        // The names alone: decoding the catalog waits for the first call.
+        for name in MethodCatalog.methodNames {
+            var parts = name.split(separator: ".").map(String.init)
             guard parts.first == "flickr", parts.count >= 2 else { continue }
             parts.removeFirst()
             let leaf = parts.removeLast()
@@ -129,7 +130,6 @@ final class FlickrModule {
                 if namespaces.insert(path).inserted { setLookup(state, forNamespaceAt: state.top, path: path) }
             }
             let table = state.top
-            let name = method.name
             define(state, table, leaf, path: String(name.dropFirst("flickr.".count))) { call in
                 let arguments = try ArgumentConversion.parameters(at: 1, in: call.state, method: name)
                 return self.callReturn(name, arguments, verb: nil, timeout: nil, strict: true, on: call.state)

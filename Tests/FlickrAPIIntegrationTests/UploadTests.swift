@@ -128,7 +128,11 @@ import Testing
                 _ = try await h.client.upload(.bytes(Self.jpeg(), filename: "x.jpg"))
                 Issue.record("uploaded without a token")
             } catch let error as FlickrError {
-                #expect(error.kind == .usage && error.message.contains("flickr login"))
+                // The command line's advice in `description`, a Swift program's in `localizedDescription`.
+                #expect(error.kind == .usage && error.message.contains("OAuth token") && error.description.contains("flickr login"),
+                        "\(error)")
+                #expect(error.localizedDescription.contains("FlickrContext(") && !error.localizedDescription.contains("flickr login"),
+                        "\(error.localizedDescription)")
             }
         }
     }

@@ -20,6 +20,12 @@ import FlickrTestSupport
         }
     }
 
+    @Test("The names compiled in beside the catalog (what start-up reads) are the catalog's, in its order")
+    func namesIndexIsTheCatalogs() {
+        #expect(MethodCatalog.methodNames.count == 223)
+        #expect(MethodCatalog.methodNames == MethodCatalog.shared.methods.map(\.name))
+    }
+
     @Test func verbsPermsAndArguments() throws {
         let c = MethodCatalog.shared
         let setTags = try #require(c.method("flickr.photos.setTags"))

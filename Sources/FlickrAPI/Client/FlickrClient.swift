@@ -31,7 +31,7 @@ public final class FlickrClient: Sendable {
     public init(context: FlickrContext, httpClient: HTTPClient? = nil, transport: (any FlickrTransport)? = nil,
                 logger: Logger = Logger(label: "flickr")) {
         state = Mutex(context)
-        self.transport = HTTPTransport(client: httpClient ?? HTTPTransport.sharedClient)
+        self.transport = HTTPTransport(client: httpClient)
         customTransport = transport
         limiter = RateLimiter(policy: context.ratePolicy)
         self.logger = logger

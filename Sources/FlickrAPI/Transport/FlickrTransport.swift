@@ -127,7 +127,7 @@ public struct FlickrNetworkTransport: FlickrTransport {
 
     /// `httpClient` defaults to the process-wide client every ``FlickrClient`` shares.
     public init(httpClient: HTTPClient? = nil) {
-        http = HTTPTransport(client: httpClient ?? HTTPTransport.sharedClient)
+        http = HTTPTransport(client: httpClient)
     }
 
     /// Sends `request` over HTTP and returns the answer, whatever its status.

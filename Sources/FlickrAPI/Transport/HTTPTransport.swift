@@ -35,13 +35,20 @@ struct HTTPResult: Sendable {
 /// AsyncHTTPClient underneath every call: one shared client (keep-alive pool), a deadline per
 /// request, and Task cancellation aborting the request.
 struct HTTPTransport: Sendable {
-    let client: HTTPClient
+    /// The client given, if any; nil: ``sharedClient``.
+    private let given: HTTPClient?
     /// Largest response body accepted (Flickr answers are far smaller).
     var maxBodyBytes = 256 * 1024 * 1024
 
-    init(client: HTTPClient = HTTPTransport.sharedClient) {
-        self.client = client
+    /// `client` nil: the shared one, made at the first request rather than here — making it
+    /// starts the event loop threads, which a process that makes no request (`flickr -e ''`, a
+    /// script's first lines) should not wait for.
+    init(client: HTTPClient? = nil) {
+        given = client
     }
+
+    /// The client requests go through.
+    var client: HTTPClient { given ?? Self.sharedClient }
 
     /// The process-wide client every ``FlickrClient`` shares unless given its own: keep-alive
     /// pool, redirects followed, and a refused connection reported at once (the retry policy, not

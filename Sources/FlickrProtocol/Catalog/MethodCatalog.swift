@@ -114,6 +114,16 @@ public struct MethodCatalog: Sendable {
         return catalog
     }()
 
+    /// The names of the compiled-in catalog's methods, in its order, read without decoding it
+    /// (a list compiled in beside it): what start-up needs, while ``shared`` is decoded at the
+    /// first call that checks against it.
+    package static let methodNames: [String] = {
+        var length = 0
+        guard let bytes = flickr_method_names(&length) else { return shared.names }
+        let text = String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
+        return text.split(separator: "\n").map(String.init)
+    }()
+
     /// The method named `name`; a missing `flickr.` prefix is implied.
     public func method(_ name: String) -> FlickrMethod? {
         if let i = byName[name] { return methods[i] }

@@ -113,7 +113,8 @@ public indirect enum JSONValue: Sendable, Equatable, Decodable {
         }
     }
 
-    /// A JSON string literal; with `escapingSlashes`, `/` becomes `\/`.
+    /// A JSON string literal (control characters and DEL as `\uXXXX`); with `escapingSlashes`,
+    /// `/` becomes `\/`.
     public static func quote(_ s: String, escapingSlashes: Bool = false) -> String {
         var out = "\""
         for u in s.unicodeScalars {
@@ -124,7 +125,8 @@ public indirect enum JSONValue: Sendable, Equatable, Decodable {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where u.value < 0x20:
+            // DEL too: valid JSON either way, and visible in a diff or a terminal.
+            case _ where u.value < 0x20 || u.value == 0x7F:
                 let h = String(u.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
             default: out.unicodeScalars.append(u)
