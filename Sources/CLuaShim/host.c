@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* An interrupt targets a job by number: the job running when it was asked for, or — with none
  * running — the next one to start. Both are job number `finished + 1`, so interrupting is one
@@ -150,6 +151,19 @@ void lk_host_wake(lk_host *h) {
 void lk_host_sleep(lk_host *h) {
     while (sem_wait(&h->wake) != 0 && errno == EINTR) {
     }
+}
+
+int lk_host_sleep_for(lk_host *h, double seconds) {
+    /* sem_timedwait takes an absolute CLOCK_REALTIME deadline. */
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    long long ns = deadline.tv_nsec + (long long)(seconds * 1e9);
+    deadline.tv_sec += (time_t)(ns / 1000000000LL);
+    deadline.tv_nsec = (long)(ns % 1000000000LL);
+    while (sem_timedwait(&h->wake, &deadline) != 0) {
+        if (errno != EINTR) return 0;
+    }
+    return 1;
 }
 
 /* ---- A state someone else created (CLuaShim.h, part 3b) ------------------------------------ */

@@ -78,11 +78,27 @@ extension LuaHost {
             }
             if lk_host_take_interrupt(flags) != 0 {
                 for t in tokens { abandon(t) }
+                awaitEnd(ofAbandoned: tokens, within: 1.0)
                 interrupted = true
                 throw LuaError.interrupted
             }
             drainUnrefs()
             lk_host_sleep(flags)
+        }
+    }
+
+    /// Waits, at most `seconds`, until the cancelled tasks of `tokens` have ended, so that what
+    /// they still do on the way out (a trace line, a progress report) comes before the
+    /// interrupted error, not after the prompt that follows it. A task that ignores its
+    /// cancellation is left behind after the bound. Wake-ups taken here are harmless: the wait
+    /// loop reads the inbox before it sleeps again.
+    private func awaitEnd(ofAbandoned tokens: Set<UInt64>, within seconds: Double) {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        while inbox.withLock({ !$0.abandoned.isDisjoint(with: tokens) }) {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return }
+            let (s, atto) = left.components
+            _ = lk_host_sleep_for(flags, Double(s) + Double(atto) / 1e18)
         }
     }
 }

@@ -161,6 +161,8 @@ void lk_sigint_release(lk_host *h, int interrupted);
 void lk_host_wake(lk_host *h);
 /* Sleeps until woken (sem_wait, retried on EINTR). */
 void lk_host_sleep(lk_host *h);
+/* Sleeps until woken or `seconds` have passed; 1 if woken, 0 on the timeout. */
+int lk_host_sleep_for(lk_host *h, double seconds);
 
 /* ---- A small-block heap for a Lua state (heap.c) ------------------------------------------ */
 
