@@ -22,7 +22,7 @@ public enum SignaturePlacement: Sendable, Hashable {
 }
 
 extension FlickrClient {
-    /// Calls a Flickr method and returns the mapped `<rsp>` (``FlickrNode``; `stat` is "ok").
+    /// Calls a Flickr method and returns the mapped `<rsp>` (`FlickrNode`; `stat` is "ok").
     ///
     /// - Parameters:
     ///   - method: `flickr.photos.search`; the leading `flickr.` may be left out.
@@ -30,7 +30,7 @@ extension FlickrClient {
     ///   - verb: overrides the catalog's choice (POST for write/delete methods, else GET).
     ///   - timeout: seconds; defaults to the context's request timeout.
     ///   - strict: check the call against the catalog before sending it (see
-    ///     ``MethodCatalog/check(_:argumentNames:strict:)``); false sends a method or argument
+    ///     `MethodCatalog/check(_:argumentNames:strict:)`); false sends a method or argument
     ///     newer than the catalog as given.
     /// - Throws: ``FlickrError`` — `.api` for `stat="fail"`, `.oauth` for a 401, `.http`,
     ///   `.network`, `.timeout`, `.parse`, `.usage` (also every refusal made before sending),

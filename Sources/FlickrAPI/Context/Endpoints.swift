@@ -2,7 +2,7 @@ import FlickrProtocol
 import Foundation
 
 /// Where Flickr's services live. One base URL (`--endpoint`, `FLICKR_ENDPOINT`, the sandbox)
-/// maps all of them onto one host with Flickr's paths (``FlickrService``), images under `/static/`.
+/// maps all of them onto one host with Flickr's paths (`FlickrService`), images under `/static/`.
 public struct Endpoints: Sendable, Hashable {
     /// The REST endpoint (`…/services/rest/`).
     public var rest: String
@@ -38,7 +38,7 @@ public struct Endpoints: Sendable, Hashable {
         self.web = web
     }
 
-    /// Each service at `host(service) + service.path` (``FlickrService``, where the paths are written).
+    /// Each service at `host(service) + service.path` (`FlickrService`, where the paths are written).
     private init(host: (FlickrService) -> String, images: String, web: String) {
         self.init(rest: host(.rest) + FlickrService.rest.path,
                   upload: host(.upload) + FlickrService.upload.path,

@@ -26,7 +26,7 @@ public struct FlickrContext: Sendable, Hashable, CustomStringConvertible {
     public var authToken: String?
     /// Where the services live: Flickr's own by default, or one base URL such as a sandbox's.
     public var endpoints: Endpoints
-    /// The answer format asked for: XML (the default) or JSON; either maps to the same ``FlickrNode``.
+    /// The answer format asked for: XML (the default) or JSON; either maps to the same `FlickrNode`.
     public var format: Format
     /// Seconds for an ordinary call.
     public var requestTimeout: Double

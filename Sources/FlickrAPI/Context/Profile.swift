@@ -14,7 +14,7 @@ public struct FlickrProfile: Codable, Sendable, Hashable, CustomStringConvertibl
     public var userNSID: String?
     /// The logged-in user's screen name.
     public var username: String?
-    /// The permission the token grants: `read`, `write` or `delete` (``FlickrPermission``'s raw values).
+    /// The permission the token grants: `read`, `write` or `delete` (`FlickrPermission`'s raw values).
     public var perms: String?
     /// The logged-in user's full name, as Flickr gave it at login.
     public var fullname: String?

@@ -145,6 +145,7 @@ extension FlickrClient {
     ///   - path: the file to write; nil means `directory/ID_SUFFIX.EXT` (a video's EXT from its
     ///     bytes: `ID_o.mp4`, `ID_o.mov`, …).
     ///   - directory: where the default name goes (default: the current directory).
+    ///   - progress: called with the bytes written so far and the total when known.
     public func downloadPhoto(id: String, photo: FlickrNode? = nil, size: PhotoSize? = nil, path: String? = nil,
                               directory: String? = nil,
                               progress: DownloadProgress? = nil) async throws(FlickrError) -> PhotoDownload {

@@ -8,7 +8,7 @@ struct TypedArguments: Sendable {
     enum ListJoin: Sendable {
         /// `a,b,c` (extras, search's tags, photo ids).
         case commas
-        /// A tag string: tags separated by spaces, a tag holding a space quoted (``TagString/join(_:)``).
+        /// A tag string: tags separated by spaces, a tag holding a space quoted (`TagString/join(_:)`).
         case tagString
     }
 

@@ -48,9 +48,12 @@ extension FlickrClient {
     /// constant memory. Every field but `photo` is signed.
     ///
     /// - Parameters:
-    ///   - arguments: `title`, `description`, `tags` (a tag string; see ``TagString/join(_:)``),
+    ///   - source: the file, bytes or stream to send (`.file("cat.jpg")`).
+    ///   - arguments: `title`, `description`, `tags` (a tag string; see `TagString/join(_:)`),
     ///     `is_public`, `is_friend`, `is_family`, `safety_level`, `content_type`, `hidden`, `dedup_check`…
     ///   - async: ask for a ticket instead of waiting for Flickr to process the file.
+    ///   - progress: called with the bytes sent so far and the total (nil for a stream of unknown
+    ///     length) as the body goes out.
     /// - Throws: ``FlickrError``; a duplicate (code 9) carries ``FlickrError/duplicatePhotoID``.
     public func upload(_ source: UploadSource, arguments: [String: String] = [:], async: Bool = false,
                        progress: UploadProgress? = nil) async throws(FlickrError) -> UploadResult {
