@@ -78,7 +78,7 @@ extension LuaHost {
             }
             if lk_host_take_interrupt(flags) != 0 {
                 for t in tokens { abandon(t) }
-                awaitEnd(ofAbandoned: tokens, within: 1.0)
+                awaitEnd(ofAbandoned: tokens, within: 0.25)
                 interrupted = true
                 throw LuaError.interrupted
             }
@@ -89,8 +89,9 @@ extension LuaHost {
 
     /// Waits, at most `seconds`, until the cancelled tasks of `tokens` have ended, so that what
     /// they still do on the way out (a trace line, a progress report) comes before the
-    /// interrupted error, not after the prompt that follows it. A task that ignores its
-    /// cancellation is left behind after the bound. Wake-ups taken here are harmless: the wait
+    /// interrupted error, not after the prompt that follows it. The bound is short: a task that
+    /// ignores its cancellation, or a concurrency pool too busy to run it, must not delay the
+    /// interrupt a person is waiting for (RuntimeTests time it). Wake-ups taken here are harmless: the wait
     /// loop reads the inbox before it sleeps again.
     private func awaitEnd(ofAbandoned tokens: Set<UInt64>, within seconds: Double) {
         let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
