@@ -169,6 +169,7 @@ public struct FlickrError: Error, Sendable, Hashable, CustomStringConvertible, L
     /// A call refused before it was sent by the catalog's checks.
     public static func refused(_ failure: CallCheckFailure) -> FlickrError {
         usage(failure.reason, method: failure.method,
-              remedy: failure.commandLineAdvice.isEmpty ? nil : Remedy(commandLine: failure.commandLineAdvice, swift: failure.swiftAdvice))
+              remedy: failure.commandLineAdvice.isEmpty && failure.swiftAdvice.isEmpty
+                ? nil : Remedy(commandLine: failure.commandLineAdvice, swift: failure.swiftAdvice))
     }
 }

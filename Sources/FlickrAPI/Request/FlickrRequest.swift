@@ -46,7 +46,7 @@ public final class FlickrRequest: Sendable {
         var sessionInfo: (any Sendable)?
         var task: Task<Void, Never>?
         /// Callbacks not yet delivered, oldest first (see ``notify(_:)``).
-        var pending: [@MainActor @Sendable () -> Void] = []
+        var pending: [@MainActor @Sendable (any FlickrRequestDelegate) -> Void] = []
     }
     private let state = Mutex(State())
 
@@ -128,14 +128,12 @@ public final class FlickrRequest: Sendable {
     /// happened and each main-actor task delivers whatever is queued, oldest first: however
     /// the tasks are scheduled, the delegate sees progress before completion.
     private func notify(_ body: @escaping @MainActor @Sendable (any FlickrRequestDelegate) -> Void) {
-        state.withLock { s in
-            s.pending.append { [weak self] in
-                guard let delegate = self?.delegate else { return }
-                body(delegate)
-            }
-        }
+        state.withLock { $0.pending.append(body) }
         Task { @MainActor in
-            while let next = self.state.withLock({ s in s.pending.isEmpty ? nil : s.pending.removeFirst() }) { next() }
+            // The delegate as it is at delivery (it may have gone or changed since the event).
+            while let next = self.state.withLock({ s in s.pending.isEmpty ? nil : s.pending.removeFirst() }) {
+                if let delegate = self.delegate { next(delegate) }
+            }
         }
     }
 }
