@@ -633,6 +633,10 @@ def pager_less(a, home):
         s.expect('name = "photo 20"', "less shows the first screen")
         # less waits for a key: the rest is not on the screen yet.
         s.send("\x03")                     # Ctrl-C inside the pager: less takes it, the REPL lives
+        # less answers Ctrl-C with a bell and a repaint down to its ':' prompt; the resize waits
+        # for that repaint (a window change during it is lost on less's side: it then redraws at
+        # the old height).
+        s.expect(re.compile(rb"\x07[^\x07]*?photo 22\"[^\n]*\r\n:", re.S), "less rings and repaints at Ctrl-C")
         s.child.setwinsize(30, 100)        # TIOCSWINSZ: the kernel sends SIGWINCH to the pager
         s.expect('name = "photo 27"', "less redraws at the new height (it got the window change)")
         if b'name = "photo 40"' in s.log:

@@ -26,6 +26,10 @@ public final class RunnerLock: Sendable {
     deinit {
         // Emptying the file first: a reader that wins the race sees no stale holder.
         _ = ftruncate(fd, 0)
+        // Unlocking before closing: a child that another thread is spawning at this moment holds a
+        // copy of the descriptor until its exec closes it, and close alone would leave the lock to
+        // that copy. LOCK_UN releases it on the open file itself, whatever copies remain.
+        _ = flock(fd, LOCK_UN)
         close(fd)
     }
 
