@@ -124,12 +124,18 @@ package enum ResponseClassifier {
         return out.trimmingCharacters(in: .whitespaces)
     }
 
+    /// Whether `body` starts (past whitespace) with an HTML page's first tag, in any case. On
+    /// the bytes: every answer passes here, and a String's Foundation trimming and lowercasing
+    /// cost more than the rest of a small answer's checks.
     static func looksLikeHTML(_ body: [UInt8]) -> Bool {
-        let head = String(decoding: body.prefix(256), as: UTF8.self).lowercased()
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        return head.hasPrefix("<!doctype html") || head.hasPrefix("<html") || head.hasPrefix("<head")
-            || head.hasPrefix("<body") || head.hasPrefix("<!-- status code")
+        var start = body.startIndex
+        while start < body.endIndex, isSpace(body[start]) { start += 1 }
+        let head = body[start..<min(start + 16, body.endIndex)].map { (65...90).contains($0) ? $0 + 32 : $0 }
+        return htmlStarts.contains { head.starts(with: $0) }
     }
+
+    /// The lowercased beginnings of an HTML page (Flickr's error pages among them).
+    private static let htmlStarts: [[UInt8]] = ["<!doctype html", "<html", "<head", "<body", "<!-- status code"].map { Array($0.utf8) }
 
     /// Whether a body is XML (its first byte past whitespace is `<`) rather than JSON.
     static func isXML(_ body: [UInt8]) -> Bool {

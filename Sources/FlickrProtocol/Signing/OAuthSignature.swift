@@ -13,7 +13,7 @@ public enum OAuthSignature {
         var rest = Substring(url)
         if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
         if let q = rest.firstIndex(of: "?") { rest = rest[..<q] }
-        guard let schemeEnd = rest.range(of: "://") else { return String(rest) }
+        guard let schemeEnd = rest.firstRange(of: "://") else { return String(rest) }  // the standard library's, not NSString's
         let scheme = rest[..<schemeEnd.lowerBound].lowercased()
         let afterScheme = rest[schemeEnd.upperBound...]
         let pathStart = afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex
