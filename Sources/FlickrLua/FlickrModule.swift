@@ -194,6 +194,7 @@ final class FlickrModule {
             return 1
         })
         async.interruptedError = FlickrError.interrupted(method)
+        async.runsOnLuaThread = true  // signing, the exchange's two ends and the tables: one thread
         return .await(async)
     }
 

@@ -26,6 +26,11 @@ public struct LuaAsync {
     /// Raised instead of ``LuaError/interrupted`` when an interrupt cancels a blocking wait for
     /// this work (e.g. a module's own "cancelled" error value).
     public var interruptedError: (any Error)?
+    /// Whether `work` runs on the Lua thread while it waits (``LuaThreadExecutor``) rather than
+    /// on the concurrency pool: for short work whose answer the Lua thread handles anyway (an
+    /// API call whose tables it builds), not for long work (a job engine, an upload), which would
+    /// make every other thing the thread does wait for it.
+    public var runsOnLuaThread = false
 
     /// `work` runs in a Task (off the Lua thread; cancelled on interrupt); `deliver` runs on the
     /// Lua thread with the state of the calling coroutine, pushes the results and returns how
@@ -220,13 +225,13 @@ extension LuaHost {
     func run(_ async: LuaAsync, on state: LuaState) throws -> Int32 {
         let L = state.pointer
         if hostCoroutines.contains(L), lua_isyieldable(L) != 0 {
-            let token = startTask(async.work)
+            let token = startTask(async.work, onLuaThread: async.runsOnLuaThread)
             deliveries[token] = async.deliver
             state.push(lightUserdata: LuaHost.yieldSentinel)
             state.push(Int64(bitPattern: token))
             return lk_yield(2)
         }
-        let token = startTask(async.work)
+        let token = startTask(async.work, onLuaThread: async.runsOnLuaThread)
         let outcome: LuaAsyncOutcome
         do {
             (_, outcome) = try waitForAny(of: [token], on: state)

@@ -9,12 +9,14 @@ import Darwin
 /// Async work started for Lua: a Task per call, its outcome delivered to the Lua thread through
 /// the inbox under a token, and the blocking wait that runs reentrant jobs meanwhile.
 extension LuaHost {
-    /// Starts `work` in a Task; its outcome arrives in the inbox under the returned token.
-    func startTask(_ work: @escaping @Sendable () async -> LuaAsyncOutcome) -> UInt64 {
+    /// Starts `work` in a Task — on this host's thread when `onLuaThread` (``LuaThreadExecutor``:
+    /// it runs while the Lua thread waits), else on the pool; its outcome arrives in the inbox
+    /// under the returned token.
+    func startTask(_ work: @escaping @Sendable () async -> LuaAsyncOutcome, onLuaThread: Bool = false) -> UInt64 {
         assertLuaThread()
         let token = nextToken
         nextToken += 1
-        let task = Task.detached { [weak self] in
+        let task = Task.detached(executorPreference: onLuaThread ? executor : nil) { [weak self] in
             let outcome = await work()
             self?.complete(token, outcome)
         }
@@ -92,12 +94,22 @@ extension LuaHost {
     /// interrupted error, not after the prompt that follows it. The bound is short: a task that
     /// ignores its cancellation, or a concurrency pool too busy to run it, must not delay the
     /// interrupt a person is waiting for (RuntimeTests time it). Wake-ups taken here are harmless: the wait
-    /// loop reads the inbox before it sleeps again.
+    /// loop reads the inbox before it sleeps again. Tasks on this thread (``LuaThreadExecutor``)
+    /// take their steps here meanwhile.
     private func awaitEnd(ofAbandoned tokens: Set<UInt64>, within seconds: Double) {
         let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
-        while inbox.withLock({ !$0.abandoned.isDisjoint(with: tokens) }) {
+        while true {
+            // The cancelled tasks' steps run on this thread (``LuaThreadExecutor``): run them.
+            let (jobs, pending) = inbox.withLock { box -> ([LuaJob], Bool) in
+                let steps = box.jobs.filter { $0.fallback != nil }
+                box.jobs.removeAll { $0.fallback != nil }
+                return (steps, !box.abandoned.isDisjoint(with: tokens))
+            }
+            for job in jobs { runJob(job, on: main) }
+            guard pending || !jobs.isEmpty else { return }
             let left = deadline - ContinuousClock.now
             guard left > .zero else { return }
+            if !jobs.isEmpty { continue }  // they may have ended the tasks: look again first
             let (s, atto) = left.components
             _ = lk_host_sleep_for(flags, Double(s) + Double(atto) / 1e18)
         }

@@ -14,7 +14,17 @@ typealias LuaAsyncOutcome = Result<any Sendable, any Error>
 struct LuaJob: Sendable {
     /// Whether the job may also run inside a blocking wait of a running call.
     var reentrant: Bool
+    /// For a job of ``LuaThreadExecutor`` (a step of async work, which touches no Lua): what
+    /// runs it when the Lua thread is gone before it. Such a job is not one the interrupt
+    /// targets (``LuaRuntime/interrupt()`` stops the next job posted from outside, not these).
+    var fallback: (@Sendable () -> Void)? = nil
     var body: @Sendable (LuaState) -> Void
+
+    init(reentrant: Bool, fallback: (@Sendable () -> Void)? = nil, body: @escaping @Sendable (LuaState) -> Void) {
+        self.reentrant = reentrant
+        self.fallback = fallback
+        self.body = body
+    }
 }
 
 /// The core of a ``LuaRuntime``: the state, its thread, the inbox other threads post to, and the
@@ -49,6 +59,8 @@ final class LuaHost: @unchecked Sendable {
     /// allocator or hook, and SIGINT is caught only while a call waits.
     let foreign: Bool
     let inbox = Mutex(Inbox())
+    /// The task executor of async work started for Lua: this host's thread.
+    let executor = LuaThreadExecutor()
     private let stackSize: Int
     private nonisolated(unsafe) var thread = pthread_t()
     private let threadReady = Mutex<pthread_t?>(nil)
@@ -111,6 +123,7 @@ final class LuaHost: @unchecked Sendable {
         }
         flags = f
         _ = lk_gc_generational(L)  // as lua.c does: cheaper for hosts that build many tables
+        executor.host = self
     }
 
     /// Attaches to a state another program created and runs (``LuaModuleHost/attach(_:)``), on
@@ -132,6 +145,7 @@ final class LuaHost: @unchecked Sendable {
         foreign = true
         stackSize = 0
         threadReady.withLock { $0 = pthread_self() }
+        executor.host = self
         lk_host_set_owner(f, Unmanaged.passRetained(self).toOpaque())
     }
 
@@ -139,6 +153,13 @@ final class LuaHost: @unchecked Sendable {
     /// may touch it any more; async work still running is cancelled.
     fileprivate func detach() {
         closed = true
+        // No job runs here any more: the steps of async work still waiting go to the pool.
+        let left = inbox.withLock { box -> [LuaJob] in
+            box.stopping = true
+            defer { box.jobs.removeAll() }
+            return box.jobs
+        }
+        for job in left { job.fallback?() }
         for task in tasks.values { task.cancel() }
         tasks.removeAll()
         deliveries.removeAll()
@@ -204,7 +225,7 @@ final class LuaHost: @unchecked Sendable {
             for job in jobs {
                 runJob(job, on: main)
                 // An interrupt meant for this job that came too late to stop it now expires.
-                lk_host_job_finished(flags)
+                if job.fallback == nil { lk_host_job_finished(flags) }
             }
             if stopping && jobs.isEmpty { break }
             if jobs.isEmpty && unrefs.isEmpty { lk_host_sleep(flags) }
