@@ -5,7 +5,6 @@ import argparse
 import json
 import os
 import re
-import select
 import statistics
 import subprocess
 import sys
@@ -15,7 +14,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from bench_sandbox import Sandbox  # noqa: E402
-from bench_sink import Sink  # noqa: E402
+from bench_sink import Sink, read_line  # noqa: E402
 PY = [sys.executable, os.path.join(HERE, "bench_python.py")]
 
 
@@ -98,8 +97,8 @@ def lua_loop_seconds(flickr, env, setup, loop, timeout=1800):
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen([flickr, "-e", code], env=env, stdout=subprocess.PIPE, stderr=err, text=True)
         try:
-            start_line, started = read_line(proc, deadline), time.perf_counter()
-            end_line, ended = read_line(proc, deadline), time.perf_counter()
+            start_line, started = read_line(proc, deadline, "flickr -e"), time.perf_counter()
+            end_line, ended = read_line(proc, deadline, "flickr -e"), time.perf_counter()
             proc.wait(timeout=max(1, deadline - time.monotonic()))
         finally:
             if proc.poll() is None:
@@ -109,14 +108,6 @@ def lua_loop_seconds(flickr, env, setup, loop, timeout=1800):
             err.seek(0)
             raise RuntimeError("flickr -e failed (exit %s): %s" % (proc.returncode, err.read().decode(errors="replace")[-2000:]))
     return ended - started, start_line.split(" ", 1)[1]
-
-
-def read_line(proc, deadline):
-    """The next line of proc's stdout ("" at its end), waiting no later than `deadline`."""
-    ready, _, _ = select.select([proc.stdout], [], [], max(0, deadline - time.monotonic()))
-    if not ready:
-        raise RuntimeError("flickr -e: no output before the deadline")
-    return proc.stdout.readline().strip()
 
 
 def sink_rows(args, bench, tmp, big):

@@ -183,6 +183,15 @@ def serve(port):
     server.serve_forever()
 
 
+def read_line(proc, deadline, what):
+    """The next line of proc's stdout (text mode), stripped ("" at its end), waiting no later than
+    `deadline` (a time.monotonic() value); RuntimeError naming `what` when nothing came by then."""
+    ready, _, _ = select.select([proc.stdout], [], [], max(0, deadline - time.monotonic()))
+    if not ready:
+        raise RuntimeError("%s: no output before the deadline" % what)
+    return proc.stdout.readline().strip()
+
+
 class Sink:
     """bench_sink.py in a process of its own (its CPU time is not the client's), started when
     entered; `url` is its base URL once it has printed its port."""
@@ -206,11 +215,9 @@ class Sink:
         self.stop()
 
     def wait_for_port(self):
-        deadline = time.monotonic() + self.timeout
-        ready, _, _ = select.select([self.proc.stdout], [], [], max(0, deadline - time.monotonic()))
-        line = self.proc.stdout.readline() if ready else ""
-        if not line.strip().isdigit():
-            raise RuntimeError("bench_sink.py did not report its port within %d s" % self.timeout)
+        line = read_line(self.proc, time.monotonic() + self.timeout, "bench_sink.py")
+        if not line.isdigit():
+            raise RuntimeError("bench_sink.py did not report its port within %d s (it printed %r)" % (self.timeout, line))
         return int(line)
 
     def creds(self):
