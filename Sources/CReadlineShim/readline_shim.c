@@ -103,6 +103,28 @@ int frl_wait(int fd, int timeout_ms) {
     }
 }
 
+int frl_wait_interrupts(int stop_fd) {
+    for (;;) {
+        fd_set fds;
+        FD_ZERO(&fds);
+        FD_SET(stop_fd, &fds);
+        int maxfd = stop_fd;
+        if (sig_pipe[0] >= 0) {
+            FD_SET(sig_pipe[0], &fds);
+            if (sig_pipe[0] > maxfd) maxfd = sig_pipe[0];
+        }
+        if (select(maxfd + 1, &fds, NULL, NULL, NULL) < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (FD_ISSET(stop_fd, &fds)) return -1;
+        if (sig_pipe[0] >= 0 && FD_ISSET(sig_pipe[0], &fds)) {
+            int n = drain();
+            if (n > 0) return n;
+        }
+    }
+}
+
 /* ---- completion ---------------------------------------------------------------------------- */
 
 static frl_candidates_fn candidates_fn = NULL;

@@ -15,7 +15,7 @@ struct LargeUploadTests {
     /// channel" after 63 s on CI); this one waits as long as the request's deadline.
     static let patientClient = HTTPClient(
         eventLoopGroupProvider: .singleton,
-        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(240))))
+        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(30), read: .seconds(240))))
 
     @Test("A 256 MiB upload streams to disk: server memory stays bounded")
     func largeStreamedUpload() async throws {

@@ -33,6 +33,9 @@ int frl_take_interrupts(void);
    window changes (returns 2; a caller not editing may ignore it: the next frl_readline asks the
    terminal for its size); `timeout_ms` < 0 waits for ever (returns -1 on timeout or error). */
 int frl_wait(int fd, int timeout_ms);
+/* Blocks until interrupts arrive (returns how many, consumed; window changes are dropped) or
+   `stop_fd` is readable (returns -1): the loop of a thread that hands Ctrl-Cs to a command. */
+int frl_wait_interrupts(int stop_fd);
 
 /* Readline settings for the REPL: application name (for `$if` in ~/.inputrc), word breaks that
    keep `a.b:c["d"]` one word, no bracketed paste, no space after a completion, the completer. */

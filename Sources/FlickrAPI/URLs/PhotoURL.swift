@@ -114,7 +114,7 @@ public enum PhotoURL {
         guard let user = candidates.compactMap({ $0 }).first(where: { !$0.isEmpty }) else {
             throw FlickrError.usage("photo \(id) has no `owner` (or path alias) to build its page URL")
         }
-        return web + "photos/" + PercentEncoding.encode(user).replacingOccurrences(of: "%40", with: "@") + "/" + id + "/"
+        return web + "photos/" + PercentEncoding.encodePathSegment(user) + "/" + id + "/"
     }
 
     /// `https://flic.kr/p/{base58(id)}`.

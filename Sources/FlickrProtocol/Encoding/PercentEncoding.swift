@@ -21,12 +21,25 @@ package enum PercentEncoding {
 
     /// Encodes `string` (as UTF-8) per RFC 3986 unreserved-only rules.
     package static func encode(_ string: String) -> String {
+        encode(string, keeping: isUnreserved)
+    }
+
+    /// Encodes `string` as one path segment: as ``encode(_:)``, but `@` and `:` stay as they are
+    /// (RFC 3986 §3.3 allows both in a segment), so that an NSID in a page URL reads
+    /// `12037949754@N01`, as Flickr writes it.
+    package static func encodePathSegment(_ string: String) -> String {
+        encode(string) { isUnreserved($0) || $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: ":") }
+    }
+
+    /// `%XX` for every byte of `string` that `keep` refuses.
+    @inline(__always)
+    private static func encode(_ string: String, keeping keep: (UInt8) -> Bool) -> String {
         let utf8 = string.utf8
-        if utf8.allSatisfy(isUnreserved) { return string }
+        if utf8.allSatisfy(keep) { return string }
         var out: [UInt8] = []
         out.reserveCapacity(utf8.count * 3)
         for b in utf8 {
-            if isUnreserved(b) {
+            if keep(b) {
                 out.append(b)
             } else {
                 out.append(UInt8(ascii: "%"))

@@ -1,31 +1,59 @@
-import Dispatch
+import CReadlineShim
 import Foundation
 import Synchronization
 
 /// Ctrl-C for a command that ends cleanly instead of dying: while the watch is on, SIGINT does
 /// not kill the process; each one is counted and handed to the handler (1 for the first) on a
-/// dispatch queue. ``stop()`` gives SIGINT its default action back.
+/// thread of the watch's own. ``stop()`` gives SIGINT its default action back.
 ///
 /// Used by the jobs (`retag apply`: stop after the current photo), the transfers (`upload`,
 /// `download`: stop after the file in flight, abort it on the second Ctrl-C) and the script
 /// runner (lua.c's "interrupted!").
+///
+/// The signal goes through CReadlineShim's self-pipe (the REPL's own), installed and removed
+/// synchronously. Not a dispatch signal source: libdispatch installs its handler when its
+/// manager thread gets to it, which on a loaded machine came after the REPL that follows the
+/// script runner had installed its own, and Ctrl-C at the prompt was then lost.
 final class InterruptWatch: @unchecked Sendable {
     private let count = Atomic<Int>(0)
     private let abort = Mutex<(@Sendable () -> Void)?>(nil)
+    /// Written by ``stop()`` to end the thread; (-1, -1) when the watch could not start.
+    private let stopPipe: (read: Int32, write: Int32)
+    /// Signalled by the thread as it ends.
+    private let ended = DispatchSemaphore(value: 0)
     /// Touched only by `init` and `stop()`, on the thread that owns the watch.
-    private let source: any DispatchSourceSignal
+    private var stopped = false
 
-    /// Starts watching; `handler` gets the number of Ctrl-Cs so far.
+    /// Starts watching; `handler` gets the number of Ctrl-Cs so far. Should the watch not start
+    /// (no descriptor left for its pipe), SIGINT keeps its default action.
     init(_ handler: @escaping @Sendable (Int) -> Void) {
-        signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        // The handler holds the watch until stop() cancels the source (which drops the handler).
-        source.setEventHandler { [self] in
-            let n = count.add(1, ordering: .acquiringAndReleasing).newValue
-            handler(n)
-            if n >= 2, let action = abort.withLock({ $0 }) { action() }
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else {
+            stopPipe = (-1, -1)
+            return
         }
-        source.resume()
+        guard frl_signals_install() == 0 else {
+            for fd in fds { close(fd) }
+            stopPipe = (-1, -1)
+            return
+        }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        stopPipe = (fds[0], fds[1])
+        // The thread holds the watch until stop() ends it.
+        let thread = Thread { [self] in
+            while true {
+                let n = frl_wait_interrupts(stopPipe.read)
+                guard n > 0 else { break }
+                for _ in 0..<n {
+                    let k = count.add(1, ordering: .acquiringAndReleasing).newValue
+                    handler(k)
+                    if k >= 2, let action = abort.withLock({ $0 }) { action() }
+                }
+            }
+            ended.signal()
+        }
+        thread.name = "flickr-interrupts"
+        thread.start()
     }
 
     /// Runs `work` in a task that the second Ctrl-C (and any later one) cancels, and returns
@@ -51,9 +79,18 @@ final class InterruptWatch: @unchecked Sendable {
     /// Whether Ctrl-C was pressed at least once.
     var interrupted: Bool { count.load(ordering: .acquiring) > 0 }
 
-    /// Ends the watch: SIGINT kills the process again.
+    /// Ends the watch (its thread has ended when this returns): SIGINT kills the process again.
     func stop() {
-        source.cancel()
+        guard !stopped else { return }
+        stopped = true
+        if stopPipe.write >= 0 {
+            var byte: UInt8 = 1
+            _ = write(stopPipe.write, &byte, 1)
+            ended.wait()
+            frl_signals_restore()
+            close(stopPipe.read)
+            close(stopPipe.write)
+        }
         signal(SIGINT, SIG_DFL)
     }
 }

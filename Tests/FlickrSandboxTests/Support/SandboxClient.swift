@@ -19,9 +19,12 @@ struct HTTPResult: Sendable {
 /// Plain HTTP over loopback (AsyncHTTPClient; never the FlickrAPI client).
 enum TestHTTP {
     /// One client for the whole test process; redirects are not followed so 302s can be seen.
+    /// The connect bound is the requests' own 30 s: a new connection waits for the event loops
+    /// the process shares with every in-process sandbox, which took more than 5 s while the
+    /// whole suite starts at once (getConnectionFromPoolTimeout in two CI rehearsals).
     static let client = HTTPClient(
         eventLoopGroupProvider: .singleton,
-        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(30))))
+        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(30), read: .seconds(30))))
 
     static func send(_ url: String, method: HTTPMethod = .GET, headers: [(String, String)] = [],
                      body: [UInt8]? = nil, timeout: TimeAmount = .seconds(30)) async throws -> HTTPResult {
