@@ -71,7 +71,10 @@ int frl_take_interrupts(void) {
     return drain();  /* window changes drained too: the next line read asks for the size */
 }
 
-int frl_wait(int fd, int timeout_ms) {
+/* Waits (select; EINTR retried) until `fd` or the signal pipe is readable, or `timeout_ms`
+   passes (< 0: no limit). Returns select's count (0: the time ran out, -1: an error) and sets
+   what is readable. */
+static int wait_either(int fd, int timeout_ms, int *fd_ready, int *signalled) {
     for (;;) {
         fd_set fds;
         FD_ZERO(&fds);
@@ -88,37 +91,32 @@ int frl_wait(int fd, int timeout_ms) {
             tvp = &tv;
         }
         int r = select(maxfd + 1, &fds, NULL, NULL, tvp);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        if (r == 0) return -1;
-        if (sig_pipe[0] >= 0 && FD_ISSET(sig_pipe[0], &fds)) {
+        if (r < 0 && errno == EINTR) continue;
+        *fd_ready = r > 0 && FD_ISSET(fd, &fds);
+        *signalled = r > 0 && sig_pipe[0] >= 0 && FD_ISSET(sig_pipe[0], &fds);
+        return r;
+    }
+}
+
+int frl_wait(int fd, int timeout_ms) {
+    for (;;) {
+        int fd_ready, signalled;
+        if (wait_either(fd, timeout_ms, &fd_ready, &signalled) <= 0) return -1;
+        if (signalled) {
             if (drain() > 0) return 0;
             /* Only a window change: the editor redraws at the new width now; anyone else may
                ignore it, since the next line read asks the terminal for its size. */
-            if (!FD_ISSET(fd, &fds)) return 2;
+            if (!fd_ready) return 2;
         }
-        if (FD_ISSET(fd, &fds)) return 1;
+        if (fd_ready) return 1;
     }
 }
 
 int frl_wait_interrupts(int stop_fd) {
     for (;;) {
-        fd_set fds;
-        FD_ZERO(&fds);
-        FD_SET(stop_fd, &fds);
-        int maxfd = stop_fd;
-        if (sig_pipe[0] >= 0) {
-            FD_SET(sig_pipe[0], &fds);
-            if (sig_pipe[0] > maxfd) maxfd = sig_pipe[0];
-        }
-        if (select(maxfd + 1, &fds, NULL, NULL, NULL) < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        if (FD_ISSET(stop_fd, &fds)) return -1;
-        if (sig_pipe[0] >= 0 && FD_ISSET(sig_pipe[0], &fds)) {
+        int stopped, signalled;
+        if (wait_either(stop_fd, -1, &stopped, &signalled) < 0 || stopped) return -1;
+        if (signalled) {
             int n = drain();
             if (n > 0) return n;
         }
