@@ -93,8 +93,11 @@ struct LibraryCommandTests {
                 }
                 let args = ["sync", "--events"] + (deep ? ["--deep"] : [])
                 let run = try InteractiveProcess(flickr, args, environment: env)
-                // Kill after the k-th progress event: pages of the listing, sets, deep reads.
-                let k = deep ? 1 + (round - 8) % 6 : 1 + round
+                // Kill after the k-th progress event: pages of the listing, sets, deep reads. Early
+                // enough that the sync is still running when the kill lands (a first sync has 9
+                // events, the last ones a set read of 20 ms apart: killed after the 8th, it had
+                // often finished — 14 of 20 killed in one CI rehearsal).
+                let k = deep ? 1 + (round - 8) % 3 : 1 + round % 5
                 _ = await Self.waitForStderrLines(run, k)
                 let wasRunning = run.process.isRunning
                 kill(run.process.processIdentifier, SIGKILL)

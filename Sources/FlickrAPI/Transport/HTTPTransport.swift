@@ -3,14 +3,13 @@ import FlickrProtocol
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Synchronization
 
 /// One HTTP exchange: what to send.
 struct HTTPRequestSpec: Sendable {
     var method: HTTPMethod
     var url: String
     var headers: [(String, String)] = []
-    var body: Body?
+    var body: HTTPClientRequest.Body?
     var timeout: Double
     /// For traces: the request with secrets masked.
     var redactedSummary: String
@@ -21,14 +20,6 @@ struct HTTPRequestSpec: Sendable {
     var endpoint = ""
     var parameters: [(String, String)] = []
     var file: FlickrTransportFile?
-}
-
-extension HTTPRequestSpec {
-    /// A request body: in memory (a form), or streamed (an upload's multipart body).
-    enum Body: Sendable {
-        case buffer(ByteBuffer)
-        case streamed(HTTPClientRequest.Body)
-    }
 }
 
 /// What came back.
@@ -46,8 +37,6 @@ struct HTTPResult: Sendable {
 struct HTTPTransport: Sendable {
     /// The client given, if any; nil: ``sharedClient``.
     private let given: HTTPClient?
-    /// The given client's loop for REST exchanges (see ``loop``).
-    private let givenLoop: (any EventLoop)?
     /// Largest response body accepted (Flickr answers are far smaller).
     var maxBodyBytes = 256 * 1024 * 1024
 
@@ -56,7 +45,6 @@ struct HTTPTransport: Sendable {
     /// script's first lines) should not wait for.
     init(client: HTTPClient? = nil) {
         given = client
-        givenLoop = client?.eventLoopGroup.next()
     }
 
     /// The client requests go through.
@@ -74,99 +62,28 @@ struct HTTPTransport: Sendable {
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
-    /// Sends `spec` and returns the whole answer; fails with a ``FlickrError`` a user can act on.
     func send(_ spec: HTTPRequestSpec, method flickrMethod: String?) async throws(FlickrError) -> HTTPResult {
-        do {
-            try Task.checkCancellation()
-            let deadline = NIODeadline.now() + .milliseconds(Int64(spec.timeout * 1000))
-            switch spec.body {
-            case .streamed(let body): return try await sendStreamed(spec, body: body, deadline: deadline)
-            case .buffer(let body): return try await sendBuffered(spec, body: body, deadline: deadline)
-            case nil: return try await sendBuffered(spec, body: nil, deadline: deadline)
-            }
-        } catch {
-            throw Self.map(error, method: flickrMethod, timeout: spec.timeout, url: spec.url)
-        }
-    }
-
-    /// A request whose body is in memory (every REST call) through AsyncHTTPClient's delegate
-    /// API, whose deadline covers the whole exchange (body included), so no watchdog is needed.
-    /// The exchange is started on the transport's own event loop (``loop``), where its
-    /// connection lives: the timer, the pool's bookkeeping and the write happen there without
-    /// waking it again, and the answer comes back in one hand-off. Against a fast server, thread
-    /// wake-ups were the larger part of a call's cost (the async API's cancellation actor, the
-    /// body watchdog's task and timer, and requests started on one loop for a connection on the
-    /// other cost four more a call).
-    private func sendBuffered(_ spec: HTTPRequestSpec, body: ByteBuffer?, deadline: NIODeadline) async throws -> HTTPResult {
-        var request = try HTTPClient.Request(url: spec.url, method: spec.method)
-        for (k, v) in spec.headers { request.headers.add(name: k, value: v) }
-        request.headers.replaceOrAdd(name: "User-Agent", value: "SwiftFlickr/0.1")
-        if let body { request.body = .byteBuffer(body) }
-        let client = self.client, loop = self.loop, limit = maxBodyBytes
-        let exchange = Exchange()
-        let answer = loop.flatSubmit { [request] in
-            let task = client.execute(request: request, delegate: ResponseAccumulator(request: request, maxBodySize: limit),
-                                      eventLoop: .delegateAndChannel(on: loop), deadline: deadline)
-            exchange.started(task)
-            return task.futureResult
-        }
-        let response = try await withTaskCancellationHandler {
-            try await answer.get()
-        } onCancel: {
-            exchange.cancel()
-        }
-        var bytes = response.body ?? ByteBuffer()
-        return HTTPResult(status: Int(response.status.code), headers: response.headers,
-                          body: bytes.readBytes(length: bytes.readableBytes) ?? [])
-    }
-
-    /// The event loop REST exchanges start on and keep their connections on: the given client's
-    /// first, or the shared client's (``sharedLoop``).
-    private var loop: any EventLoop { givenLoop ?? Self.sharedLoop }
-
-    /// The shared client's loop for REST exchanges, chosen once.
-    static let sharedLoop: any EventLoop = sharedClient.eventLoopGroup.next()
-
-    /// One exchange's AsyncHTTPClient task, for a cancellation that may come before the task
-    /// exists (it is made on the event loop): whichever comes second cancels it.
-    private final class Exchange: Sendable {
-        private let state = Mutex<(task: HTTPClient.Task<HTTPClient.Response>?, cancelled: Bool)>((nil, false))
-
-        func started(_ task: HTTPClient.Task<HTTPClient.Response>) {
-            let cancelled = state.withLock { s in
-                s.task = task
-                return s.cancelled
-            }
-            if cancelled { task.cancel() }
-        }
-
-        func cancel() {
-            let task = state.withLock { s in
-                s.cancelled = true
-                return s.task
-            }
-            task?.cancel()
-        }
-    }
-
-    /// A streamed request (an upload) through the async API, whose deadline ends with the
-    /// answer's head; the body's part of the deadline is kept by a watchdog.
-    private func sendStreamed(_ spec: HTTPRequestSpec, body: HTTPClientRequest.Body, deadline: NIODeadline) async throws -> HTTPResult {
         var request = HTTPClientRequest(url: spec.url)
         request.method = spec.method
         for (k, v) in spec.headers { request.headers.add(name: k, value: v) }
         request.headers.replaceOrAdd(name: "User-Agent", value: "SwiftFlickr/0.1")
-        request.body = body
-        let response = try await client.execute(request, deadline: deadline)
-        // AsyncHTTPClient's deadline ends with the head, and an answer that stalls halfway
-        // would otherwise wait for the server forever.
-        let limit = maxBodyBytes
-        let bytes = try await Self.watched(by: .deadline(deadline), on: client.eventLoopGroup.any(),
-                                           timeoutError: { HTTPClientError.deadlineExceeded }) { _ in
-            var buffer = try await response.body.collect(upTo: limit)
-            return buffer.readBytes(length: buffer.readableBytes) ?? []
+        if let body = spec.body { request.body = body }
+        do {
+            try Task.checkCancellation()
+            let deadline = NIODeadline.now() + .milliseconds(Int64(spec.timeout * 1000))
+            let response = try await client.execute(request, deadline: deadline)
+            // The deadline covers the body too: AsyncHTTPClient's ends with the head, and an
+            // answer that stalls halfway would otherwise wait for the server forever.
+            let limit = maxBodyBytes
+            let bytes = try await Self.watched(by: .deadline(deadline), on: client.eventLoopGroup.any(),
+                                               timeoutError: { HTTPClientError.deadlineExceeded }) { _ in
+                var buffer = try await response.body.collect(upTo: limit)
+                return buffer.readBytes(length: buffer.readableBytes) ?? []
+            }
+            return HTTPResult(status: Int(response.status.code), headers: response.headers, body: bytes)
+        } catch {
+            throw Self.map(error, method: flickrMethod, timeout: spec.timeout, url: spec.url)
         }
-        return HTTPResult(status: Int(response.status.code), headers: response.headers, body: bytes)
     }
 
     /// Transport failures → error kinds a user can act on, each a sentence naming the server
@@ -206,7 +123,7 @@ struct HTTPTransport: Sendable {
             notSent.requestNotSent = true
             return notSent
         }
-        if error is NIOTooManyBytesError || error is ResponseAccumulator.ResponseTooBigError {
+        if error is NIOTooManyBytesError {
             return FlickrError(kind: .http, message: "response larger than the client accepts", method: method)
         }
         if let e = error as? IOError, e.errnoCode == ECONNREFUSED {
