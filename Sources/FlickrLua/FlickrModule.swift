@@ -194,7 +194,7 @@ final class FlickrModule {
             return 1
         })
         async.interruptedError = FlickrError.interrupted(method)
-        async.runsOnLuaThread = true  // signing, the exchange's two ends and the tables: one thread
+        async.runsOnLuaThread = true  // signing, the answer and its tables: on the thread that waits
         return .await(async)
     }
 

@@ -3,8 +3,10 @@
 ///
 /// Why: the Lua thread waits for that work anyway (``LuaHost/waitForAny(of:on:)`` runs reentrant
 /// jobs while it waits), and an answer's tables are built on it. Run on the concurrency pool, a
-/// call from Lua crossed threads five times (Lua → pool → event loop → pool → Lua to build the
-/// tables → pool → Lua to deliver); run here, twice (Lua → event loop → Lua).
+/// call's steps went Lua → pool → … → pool → Lua to build the tables → pool → Lua to deliver;
+/// run here, the steps that were the pool's are the Lua thread's, and only the HTTP client's own
+/// hand-offs (its event loop, its cancellation actor, the body watchdog's timer) remain: 5,000
+/// calls from a `flickr -e` loop took 11.2 context switches a call instead of 14.
 ///
 /// Each job the work enqueues becomes a reentrant ``LuaJob``; when the Lua thread is gone (its
 /// runtime stopped, a foreign state closed) the job runs on the global concurrent executor
