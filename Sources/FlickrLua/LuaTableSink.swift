@@ -28,7 +28,7 @@ final class LuaTableSink: FlickrXMLSink {
     var failure: LuaError? { n.pointee.failure }
 
     /// [-0, +1] Creates the sink and pushes its names table.
-    private init(state: LuaState) {
+    fileprivate init(state: LuaState) {
         self.state = state
         state.newTable(array: 32)
         namesTable = state.top
@@ -205,6 +205,17 @@ final class LuaTableSink: FlickrXMLSink {
 }
 
 extension LuaState {
+    /// [-0, +0] The two sides of the two-thread mapping apart, on this thread (for
+    /// `flickr-bench lua-map`): the time to parse `bytes` onto a tape, and to replay it into
+    /// tables (dropped at once). With the collector paused, as ``push(flickrXML:)`` runs.
+    package func flickrXMLSides(_ bytes: UnsafeRawBufferPointer) throws -> (parse: Duration, replay: Duration) {
+        let top = self.top
+        defer { setTop(top) }
+        guard ensureStack(8) else { throw FlickrError(kind: .parse, message: "Lua stack overflow") }
+        let sink = LuaTableSink(state: self)
+        return try withCollectorPaused { try FlickrXMLTape.sides(bytes, rule: MethodCatalog.listRule, into: sink) }
+    }
+
     /// [-0, +1] Parses Flickr XML and pushes it as nested tables, straight from the parser
     /// (the same tables as ``push(flickrNode:)`` of the parsed tree). A malformed document is a
     /// ``FlickrError`` of kind `parse` and pushes nothing.

@@ -127,12 +127,15 @@ struct Bench {
             var tree = Double.infinity, parse = Double.infinity, direct = Double.infinity
             var treeRuns: [Double] = [], directRuns: [Double] = []
             var photos: Int64 = 0
+            var parseSide = Double.infinity, replaySide = Double.infinity
         }
         let f = try await lua.perform { L -> Figures in
             var f = Figures()
             if let mode = ProcessInfo.processInfo.environment["LUA_GC_MODE"] { try L.run("collectgarbage('\(mode)')") }
             let clock = ContinuousClock()
+            let only = ProcessInfo.processInfo.environment["LUA_MAP_ONLY"]
             for _ in 0..<max(1, runs) {
+                if only != "direct" {
                 L.pushNil()
                 L.setGlobal("mapped")
                 L.collectGarbage()
@@ -145,8 +148,8 @@ struct Bench {
                 f.tree = min(f.tree, seconds(end - start))
                 f.parse = min(f.parse, seconds(parsed - start))
                 f.treeRuns.append(seconds(end - start) * 1000)
-
-                if ProcessInfo.processInfo.environment["LUA_MAP_ONLY"] == "tree" { continue }
+                }
+                if only == "tree" { continue }
                 L.pushNil()
                 L.setGlobal("mapped")
                 L.collectGarbage()
@@ -157,8 +160,21 @@ struct Bench {
                 f.direct = min(f.direct, seconds(directEnd - directStart))
                 f.directRuns.append(seconds(directEnd - directStart) * 1000)
             }
+            // Each side alone (parse onto the tape; replay into tables): the two-thread path
+            // takes about the larger plus the hand-overs.
+            if only == "direct" {
+                for _ in 0..<max(1, runs) {
+                    L.collectGarbage()
+                    let (parse, replay) = try data.withUnsafeBytes { raw in try L.flickrXMLSides(raw) }
+                    f.parseSide = min(f.parseSide, seconds(parse))
+                    f.replaySide = min(f.replaySide, seconds(replay))
+                }
+            }
             f.photos = try L.run("return #mapped.photos.photo").first?.integerValue ?? 0
             return f
+        }
+        if f.parseSide.isFinite {
+            FileHandle.standardError.write(Data("sides (best): parse onto the tape \(f.parseSide * 1000) ms, replay into tables \(f.replaySide * 1000) ms\n".utf8))
         }
         print("{\"best_ms\": \(f.tree * 1000), \"parse_ms\": \(f.parse * 1000), \"direct_ms\": \(f.direct * 1000), "
               + "\"runs_ms\": \(f.treeRuns), \"direct_runs_ms\": \(f.directRuns), \"photos\": \(f.photos), \"bytes\": \(data.count)}")

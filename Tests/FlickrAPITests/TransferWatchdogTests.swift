@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Foundation
 import NIOCore
 import NIOEmbedded
 import Synchronization
@@ -127,5 +128,79 @@ import Testing
         }
         call.cancel()
         await #expect(throws: CancellationError.self) { try await call.value }
+    }
+
+    /// A transfer runs on the caller's task executor (a call from Lua reads its answer on the
+    /// Lua thread): here a one-thread executor of the test's, whose thread the transfer sees.
+    @Test func theTransferRunsOnTheCallersTaskExecutor() async throws {
+        let executor = OneThreadExecutor()
+        defer { executor.stop() }
+        let seen = try await withTaskExecutorPreference(executor) {
+            try await HTTPTransport.watched(by: .deadline(.now() + .seconds(30)), on: loop, timeoutError: { TimedOut() }) { _ in
+                await Task.yield()
+                return executor.isCurrent
+            }
+        }
+        #expect(seen)
+    }
+
+    @Test func anAlarmAnswersItsFirstSettlementWhenEverItIsAwaited() async {
+        let rungFirst = TransferAlarm()
+        rungFirst.ring()
+        rungFirst.silence()
+        #expect(await rungFirst.wait())
+        let silenced = TransferAlarm()
+        async let waited = silenced.wait()
+        silenced.silence()
+        silenced.ring()
+        #expect(await waited == false)
+        let abandoned = Task { await TransferAlarm().wait() }
+        abandoned.cancel()
+        #expect(await abandoned.value == false)
+    }
+}
+
+/// A task executor with a thread of its own, to see where jobs run.
+final class OneThreadExecutor: TaskExecutor, @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var stopped = false
+    private var thread: Thread?
+    private let key = "OneThreadExecutor"
+
+    init() {
+        let thread = Thread { self.run() }  // holds the executor until stop() lets the thread end
+        thread.threadDictionary[key] = true
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Whether the caller runs on this executor's thread.
+    var isCurrent: Bool { Thread.current.threadDictionary[key] as? Bool == true }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let unowned = UnownedJob(job)
+        condition.lock()
+        jobs.append(unowned)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty && !stopped { condition.wait() }
+            if jobs.isEmpty { condition.unlock(); return }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.signal()
+        condition.unlock()
     }
 }

@@ -19,6 +19,9 @@ package enum FlickrXMLTape {
     package static let threshold = FlickrXML.defaultPipelineThreshold
     /// Chunk size: big enough that handing over is rare, small enough that replay starts soon.
     package static let chunkBytes = 64 * 1024
+    /// The first chunk goes over sooner: until it does, the building thread has nothing to do
+    /// (a 64 KiB first chunk kept it waiting for about a twentieth of a 1 MB parse).
+    package static let firstChunkBytes = 8 * 1024
 
     /// Parses `bytes` on another thread and replays the events into `sink` on this one; the
     /// root element's name, or the parse error. Returns only once the parsing thread is done
@@ -140,6 +143,8 @@ package enum FlickrXMLTape {
             var base: UnsafeMutableRawPointer
             var used = 0
             var capacity: Int
+            /// The fill at which the chunk goes over: ``firstChunkBytes``, then ``chunkBytes``.
+            var handOver = FlickrXMLTape.firstChunkBytes
         }
 
         private let channel: Channel
@@ -192,11 +197,12 @@ package enum FlickrXMLTape {
 
         /// Hands the chunk over when it is full (records never span chunks), or at the end.
         @inline(__always) private func recordDone(last: Bool = false) {
-            guard last || tape.pointee.used >= FlickrXMLTape.chunkBytes else { return }
+            guard last || tape.pointee.used >= tape.pointee.handOver else { return }
             channel.put(Chunk(base: tape.pointee.base, count: tape.pointee.used), last: last)
             tape.pointee.base = .allocate(byteCount: FlickrXMLTape.chunkBytes, alignment: 8)
             tape.pointee.used = 0
             tape.pointee.capacity = FlickrXMLTape.chunkBytes
+            tape.pointee.handOver = FlickrXMLTape.chunkBytes
         }
 
         func makeName(_ name: String) -> Int {
@@ -263,15 +269,36 @@ package enum FlickrXMLTape {
     }
 
     /// The Lua thread's reader: replays records into the sink.
-    struct Replay {
+    struct Replay: ~Copyable {
         let sink: any FlickrXMLSink
         /// The sink's token of each writer token (the sink makes names of its own too, `_text`).
         private var names: [Int] = []
-        private var tokens: [Int] = []
-        /// libxml2's attribute layout (name, value start, value end) for the values on the tape.
-        private var triples: [UnsafePointer<CChar>?] = []
+        /// One element's attribute tokens and, in libxml2's layout (name, value start, value
+        /// end), their values on the tape: rewritten for every element, so plain buffers (grown
+        /// when an element has more attributes than any before) rather than arrays, whose
+        /// appends cost a uniqueness check each.
+        private var tokens: UnsafeMutableBufferPointer<Int>
+        private var triples: UnsafeMutableBufferPointer<UnsafePointer<CChar>?>
 
-        init(sink: any FlickrXMLSink) { self.sink = sink }
+        init(sink: any FlickrXMLSink) {
+            self.sink = sink
+            tokens = .allocate(capacity: 32)
+            triples = .allocate(capacity: 96)
+        }
+
+        deinit {
+            tokens.deallocate()
+            triples.deallocate()
+        }
+
+        /// Room for `count` attributes.
+        private mutating func reserve(_ count: Int) {
+            guard count > tokens.count else { return }
+            tokens.deallocate()
+            triples.deallocate()
+            tokens = .allocate(capacity: count)
+            triples = .allocate(capacity: 3 * count)
+        }
 
         /// Replays one chunk; the outcome once the tape says done or fail, else nil.
         mutating func play(_ chunk: Chunk) -> Result<String, FlickrParseError>? {
@@ -297,23 +324,19 @@ package enum FlickrXMLTape {
                     case .begin?:
                         let element = names[int()]
                         let count = int()
-                        tokens.removeAll(keepingCapacity: true)
-                        triples.removeAll(keepingCapacity: true)
-                        for _ in 0..<count {
+                        reserve(count)
+                        for i in 0..<count {
                             let token = int()
-                            tokens.append(token >= 0 ? names[token] : -1)
-                            let value = slice(int())
-                            let start = value.baseAddress?.assumingMemoryBound(to: CChar.self)
-                            triples.append(nil)
-                            triples.append(start)
-                            triples.append(start.map { $0 + value.count })
+                            tokens[i] = token >= 0 ? names[token] : -1
+                            let length = int()
+                            let start = (chunk.base + at).assumingMemoryBound(to: CChar.self)
+                            at += length
+                            triples[3 * i] = nil
+                            triples[3 * i + 1] = UnsafePointer(start)
+                            triples[3 * i + 2] = UnsafePointer(start + length)
                         }
-                        tokens.withUnsafeBufferPointer { t in
-                            triples.withUnsafeMutableBufferPointer { r in
-                                let raw = FlickrXMLAttributes(base: r.baseAddress, count: count)
-                                sink.begin(element: element, attributes: FlickrXMLSinkAttributes(tokens: t, raw: raw))
-                            }
-                        }
+                        let raw = FlickrXMLAttributes(base: triples.baseAddress, count: count)
+                        sink.begin(element: element, attributes: FlickrXMLSinkAttributes(tokens: UnsafeBufferPointer(rebasing: tokens[..<count]), raw: raw))
                     case .end?:
                         let element = names[int()]
                         let placement = FlickrXMLTape.placement(raw[at]) ?? .field
