@@ -176,7 +176,8 @@ struct Bench {
         if f.parseSide.isFinite {
             FileHandle.standardError.write(Data("sides (best): parse onto the tape \(f.parseSide * 1000) ms, replay into tables \(f.replaySide * 1000) ms\n".utf8))
         }
-        print("{\"best_ms\": \(f.tree * 1000), \"parse_ms\": \(f.parse * 1000), \"direct_ms\": \(f.direct * 1000), "
+        func ms(_ seconds: Double) -> Double { seconds.isFinite ? seconds * 1000 : -1 }  // -1: not measured in this mode
+        print("{\"best_ms\": \(ms(f.tree)), \"parse_ms\": \(ms(f.parse)), \"direct_ms\": \(ms(f.direct)), "
               + "\"runs_ms\": \(f.treeRuns), \"direct_runs_ms\": \(f.directRuns), \"photos\": \(f.photos), \"bytes\": \(data.count)}")
     }
 
