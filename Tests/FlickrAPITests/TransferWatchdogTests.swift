@@ -108,14 +108,26 @@ import Testing
         #expect(!stopped.expired)
     }
 
-    @Test func theTimerLeavesTheLoopWhenTheTransferEnds() async throws {
-        let watchdog = TransferWatchdog(.deadline(.now() + .seconds(30)), on: loop)
+    /// A stopped watchdog leaves its loop's sweep at once; the sweep's tick goes on through a
+    /// quiet second (calls in a row do not start and stop it) and then stops, leaving the loop
+    /// with no timer.
+    @Test func theSweepForgetsAStoppedTransferAndStopsWhenIdle() async throws {
+        let clock = NIOAsyncTestingEventLoop()
+        defer { Task { await clock.shutdownGracefully() } }
+        let watchdog = TransferWatchdog(.deadline(clock.now + .seconds(30)), on: clock)
         watchdog.start { Issue.record("expired after stop") }
-        let timer = try #require(watchdog.pendingTimer)
+        #expect(TransferSweeper.isTicking(on: clock) && TransferSweeper.watchedCount(on: clock) == 1)
         watchdog.stop()
-        // Cancelled now, not at its instant 30 s away: its future fails at once.
-        await #expect(throws: EventLoopError.self) { try await timer.futureResult.get() }
-        #expect(watchdog.pendingTimer == nil && !watchdog.expired)
+        #expect(TransferSweeper.watchedCount(on: clock) == 0)
+        await clock.advanceTime(by: TransferSweeper.tick * Int64(TransferSweeper.idleTicks - 1))
+        #expect(TransferSweeper.isTicking(on: clock))
+        let again = TransferWatchdog(.deadline(clock.now + .seconds(30)), on: clock)
+        again.start { Issue.record("expired after stop") }
+        again.stop()
+        await clock.advanceTime(by: TransferSweeper.tick * Int64(TransferSweeper.idleTicks))
+        #expect(!TransferSweeper.isTicking(on: clock))
+        await clock.advanceTime(by: .seconds(60))
+        #expect(!watchdog.expired && !again.expired)
     }
 
     @Test func cancellingTheCallerCancelsTheTransferAndIsNotATimeout() async throws {

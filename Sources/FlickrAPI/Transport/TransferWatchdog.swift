@@ -1,16 +1,19 @@
 import NIOCore
 import Synchronization
 
-/// A timer that cancels a transfer once it has run past its limit: a fixed deadline, or a
-/// silence (no byte for so long).
+/// Cancels a transfer once it has run past its limit: a fixed deadline, or a silence (no byte
+/// for so long). Checked by its loop's ``TransferSweeper``, a tick at a time.
 ///
-/// Why an NIO scheduled task and not a race against `Task.sleep`: a cancelled `Task.sleep` returns
-/// at once, but its timer stays queued in the concurrency runtime until its instant passes. With a
-/// 10 s deadline and hundreds of calls a second that is thousands of small blocks alive long after
-/// their requests ended, scattered over pages that then cannot be given back (the soak saw 1–3 MiB
-/// of RSS come and go this way). A cancelled NIO scheduled task leaves its loop's queue at once.
-/// Time is the loop's clock (`EventLoop.now`): real time on a real loop, moved by hand on a test
-/// loop, so the idle logic is tested without depending on how busy the machine is.
+/// Why a shared sweep and not a timer of its own: every REST answer's body is watched, and a
+/// timer per call meant scheduling it on an event loop and cancelling it there — two wake-ups of
+/// another thread for each call (2.6 of a Lua call's 9.6 context switches against a loopback
+/// sink, and a tenth of its CPU time). Why NIO and not a race against `Task.sleep`: a cancelled
+/// `Task.sleep` keeps its timer queued in the concurrency runtime until its instant passes —
+/// thousands of small blocks alive long after their requests at hundreds of calls a second (the
+/// soak saw 1–3 MiB of RSS come and go this way). Time is the loop's clock (`EventLoop.now`):
+/// real time on a real loop, moved by hand on a test loop, so the idle logic is tested without
+/// depending on how busy the machine is. A limit is noticed up to one tick
+/// (``TransferSweeper/tick``) after it passes.
 final class TransferWatchdog: Sendable {
     /// When the transfer has run too long.
     enum Limit: Sendable, Equatable {
@@ -20,7 +23,7 @@ final class TransferWatchdog: Sendable {
         case idle(TimeAmount)
     }
 
-    /// What the timer does when it goes off: the transfer may have touched since it was set.
+    /// What a check at some instant decides: the transfer may have touched since it started.
     enum Verdict: Equatable {
         case expire
         case rearm(at: NIODeadline)
@@ -28,13 +31,13 @@ final class TransferWatchdog: Sendable {
 
     private struct State {
         var lastActivity: NIODeadline
-        var timer: Scheduled<Void>?
+        var expire: (@Sendable () -> Void)?
         var expired = false
         var stopped = false
     }
 
     private let limit: Limit
-    private let loop: any EventLoop
+    let loop: any EventLoop
     private let state: Mutex<State>
 
     init(_ limit: Limit, on loop: any EventLoop) {
@@ -51,8 +54,8 @@ final class TransferWatchdog: Sendable {
         }
     }
 
-    /// The decision when the timer fires at `now`: expire, or set it again for the new due
-    /// instant (an idle limit moves on with every touch). Pure, so it is tested apart.
+    /// The decision at `now`: expire, or wait on until the due instant (an idle limit moves on
+    /// with every touch). Pure, so it is tested apart.
     static func verdict(for limit: Limit, lastActivity: NIODeadline, now: NIODeadline) -> Verdict {
         let due = due(of: limit, lastActivity: lastActivity)
         return now >= due ? .expire : .rearm(at: due)
@@ -68,44 +71,37 @@ final class TransferWatchdog: Sendable {
     /// Whether the limit was reached (and `expire` called).
     var expired: Bool { state.withLock { $0.expired } }
 
-    /// The timer now queued on the loop, if any (tests watch its future to see it leave).
-    var pendingTimer: Scheduled<Void>? { state.withLock { $0.timer } }
-
-    /// Sets the timer; `expire` runs once, on the loop, if the limit is reached before ``stop()``.
+    /// Starts watching; `expire` runs once, on the loop, if the limit is reached before
+    /// ``stop()``.
     func start(_ expire: @escaping @Sendable () -> Void) {
-        state.withLock { arm(&$0, at: Self.due(of: limit, lastActivity: $0.lastActivity), expire) }
+        let watching = state.withLock { s -> Bool in
+            guard !s.stopped else { return false }
+            s.expire = expire
+            return true
+        }
+        if watching { TransferSweeper.watch(self) }
     }
 
-    /// Cancels the timer, which leaves the loop's queue now. Idempotent.
+    /// Stops watching: the limit no longer matters. Idempotent.
     func stop() {
         state.withLock { s in
             s.stopped = true
-            s.timer?.cancel()
-            s.timer = nil
+            s.expire = nil
         }
+        TransferSweeper.forget(self)
     }
 
-    /// Schedules the timer at `due` unless stopped. Called with the lock held: `scheduleTask` only
-    /// takes the loop's queue lock, never waits for the loop, so this cannot deadlock with `fire`.
-    private func arm(_ s: inout State, at due: NIODeadline, _ expire: @escaping @Sendable () -> Void) {
-        guard !s.stopped else { return }
-        s.timer = loop.scheduleTask(deadline: due) { [self] in fire(expire) }
-    }
-
-    /// The timer went off (on the loop): expire, or wait on for an idle limit that was touched.
-    private func fire(_ expire: @escaping @Sendable () -> Void) {
-        let expiring = state.withLock { s -> Bool in
-            guard !s.stopped, !s.expired else { return false }
-            switch Self.verdict(for: limit, lastActivity: s.lastActivity, now: loop.now) {
-            case .expire:
-                s.expired = true
-                s.timer = nil
-                return true
-            case .rearm(let due):
-                arm(&s, at: due, expire)
-                return false
-            }
+    /// The sweep's check at `now` (on the loop): expires the transfer when its limit has passed.
+    /// True once it is done with (expired or stopped), so the sweep can drop it.
+    func check(now: NIODeadline) -> Bool {
+        let (done, expire) = state.withLock { s -> (Bool, (@Sendable () -> Void)?) in
+            guard !s.stopped, !s.expired else { return (true, nil) }
+            guard Self.verdict(for: limit, lastActivity: s.lastActivity, now: now) == .expire else { return (false, nil) }
+            s.expired = true
+            defer { s.expire = nil }
+            return (true, s.expire)
         }
-        if expiring { expire() }
+        expire?()
+        return done
     }
 }
