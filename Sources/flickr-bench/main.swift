@@ -136,18 +136,18 @@ struct Bench {
             let only = ProcessInfo.processInfo.environment["LUA_MAP_ONLY"]
             for _ in 0..<max(1, runs) {
                 if only != "direct" {
-                L.pushNil()
-                L.setGlobal("mapped")
-                L.collectGarbage()
-                let start = clock.now
-                let tree = try FlickrXML.parse(data)
-                let parsed = clock.now
-                try L.push(flickrNode: tree)
-                let end = clock.now
-                L.setGlobal("mapped")
-                f.tree = min(f.tree, seconds(end - start))
-                f.parse = min(f.parse, seconds(parsed - start))
-                f.treeRuns.append(seconds(end - start) * 1000)
+                    L.pushNil()
+                    L.setGlobal("mapped")
+                    L.collectGarbage()
+                    let start = clock.now
+                    let tree = try FlickrXML.parse(data)
+                    let parsed = clock.now
+                    try L.push(flickrNode: tree)
+                    let end = clock.now
+                    L.setGlobal("mapped")
+                    f.tree = min(f.tree, seconds(end - start))
+                    f.parse = min(f.parse, seconds(parsed - start))
+                    f.treeRuns.append(seconds(end - start) * 1000)
                 }
                 if only == "tree" { continue }
                 L.pushNil()

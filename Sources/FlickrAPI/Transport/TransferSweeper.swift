@@ -12,11 +12,10 @@ enum TransferSweeper {
     /// Empty ticks before the timer stops.
     static let idleTicks = 10
 
-    /// What one loop's sweep holds.
+    /// What one loop's sweep holds. A sweep is in ``sweeps`` exactly while its tick is set.
     private struct Sweep {
         let loop: any EventLoop
         var watched: [ObjectIdentifier: TransferWatchdog] = [:]
-        var ticking = false
         var emptyTicks = 0
     }
 
@@ -29,13 +28,15 @@ enum TransferSweeper {
     static func watch(_ watchdog: TransferWatchdog) {
         let key = ObjectIdentifier(watchdog.loop)
         sweeps.withLock { all in
-            var sweep = all[key] ?? Sweep(loop: watchdog.loop)
+            var sweep: Sweep
+            if let existing = all[key] {
+                sweep = existing
+            } else {
+                schedule(key, on: watchdog.loop)  // takes only the loop's queue lock: safe under ours
+                sweep = Sweep(loop: watchdog.loop)
+            }
             sweep.watched[ObjectIdentifier(watchdog)] = watchdog
             sweep.emptyTicks = 0
-            if !sweep.ticking {
-                sweep.ticking = true
-                schedule(key, on: sweep.loop)  // takes only the loop's queue lock: safe under ours
-            }
             all[key] = sweep
         }
     }
@@ -77,7 +78,7 @@ enum TransferSweeper {
 
     /// Whether a sweep is ticking on `loop` (tests watch it stop).
     static func isTicking(on loop: any EventLoop) -> Bool {
-        sweeps.withLock { $0[ObjectIdentifier(loop)]?.ticking ?? false }
+        sweeps.withLock { $0[ObjectIdentifier(loop)] != nil }
     }
 
     /// How many watchdogs `loop`'s sweep holds.
