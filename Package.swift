@@ -273,6 +273,9 @@ let package = Package(
                 "FlickrAPI", "FlickrAPITesting", "FlickrProtocol", "FlickrSandbox", "FlickrTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
+                // FaultPathTests gives a sandbox event loops of its own.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(

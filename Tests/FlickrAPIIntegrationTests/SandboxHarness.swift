@@ -4,6 +4,7 @@ import FlickrProtocol
 import FlickrSandbox
 import Foundation
 import Logging
+import NIOCore
 import Synchronization
 
 /// Starts an in-process sandbox on an ephemeral loopback port and a client pointed at it.
@@ -14,8 +15,8 @@ struct SandboxHarness {
 
     static func start(_ configuration: SandboxConfiguration = SandboxConfiguration(),
                       token: Bool = true, retry: RetryPolicy = RetryPolicy(maxAttempts: 1),
-                      format: FlickrContext.Format = .xml) async throws -> SandboxHarness {
-        let server = try await FlickrSandboxServer.start(configuration)
+                      format: FlickrContext.Format = .xml, eventLoopGroup: (any EventLoopGroup)? = nil) async throws -> SandboxHarness {
+        let server = try await FlickrSandboxServer.start(configuration, eventLoopGroup: eventLoopGroup)
         let c = server.credentials
         let ctx = FlickrContext(apiKey: c.apiKey, sharedSecret: c.apiSecret,
                                 oauthToken: token ? c.oauthToken : nil, oauthTokenSecret: token ? c.oauthTokenSecret : nil,
@@ -34,8 +35,9 @@ struct SandboxHarness {
     /// Runs `body` with a started harness and always stops the server.
     static func with<T>(_ configuration: SandboxConfiguration = SandboxConfiguration(), token: Bool = true,
                         retry: RetryPolicy = RetryPolicy(maxAttempts: 1), format: FlickrContext.Format = .xml,
+                        eventLoopGroup: (any EventLoopGroup)? = nil,
                         _ body: (SandboxHarness) async throws -> T) async throws -> T {
-        let h = try await start(configuration, token: token, retry: retry, format: format)
+        let h = try await start(configuration, token: token, retry: retry, format: format, eventLoopGroup: eventLoopGroup)
         do {
             let result = try await body(h)
             await h.stop()

@@ -37,8 +37,12 @@ public final class FlickrSandboxServer: Sendable {
         self.task = Mutex(task)
     }
 
-    /// Starts a server and returns once it is listening.
-    public static func start(_ configuration: SandboxConfiguration) async throws -> FlickrSandboxServer {
+    /// Starts a server and returns once it is listening. Its connections are served by
+    /// `eventLoopGroup`, or by NIO's shared event loops when nil: a test whose timing depends on
+    /// the server's loops (how soon an idle connection is closed) gives it loops of its own, which
+    /// other servers in the same process cannot keep busy.
+    public static func start(_ configuration: SandboxConfiguration,
+                             eventLoopGroup: (any EventLoopGroup)? = nil) async throws -> FlickrSandboxServer {
         var logger = Logger(label: "flickr-sandbox")
         logger.logLevel = ProcessInfo.processInfo.environment["FLICKR_SANDBOX_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .error
         guard (0...65_535).contains(configuration.port) else { throw SandboxError("port \(configuration.port) is out of range") }
@@ -60,6 +64,7 @@ public final class FlickrSandboxServer: Sendable {
                 portContinuation.yield(channel.localAddress?.port ?? 0)
                 portContinuation.finish()
             },
+            eventLoopGroupProvider: eventLoopGroup.map { .shared($0) } ?? .singleton,
             logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         let task = Task {
