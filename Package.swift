@@ -37,6 +37,8 @@ let package = Package(
         // Imported by FlickrSandbox beside Hummingbird (at least the versions Hummingbird 2.28.1 resolves).
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // NIOHTTPTypes: the HTTP parts the sandbox's own connection handlers see (Hummingbird's, 1.35.2 resolved).
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         // SQLite: the sandbox's durable --state (and the retag job database).
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // `swift package generate-documentation --target FlickrAPI` (the DocC catalog in Sources/FlickrAPI).
@@ -99,6 +101,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),

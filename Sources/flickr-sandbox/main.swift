@@ -46,7 +46,7 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
     @Option(help: "Milliseconds added to every answer.")
     var latency = 0
 
-    @Option(name: .customLong("close-idle"), help: ArgumentHelp("Close keep-alive connections idle this many milliseconds, unannounced.", valueName: "MS"))
+    @Option(name: .customLong("close-idle"), help: ArgumentHelp("Close keep-alive connections left idle this many milliseconds after an answer, unannounced.", valueName: "MS"))
     var closeIdle: Int?
 
     @Option(name: .customLong("clock-skew"),

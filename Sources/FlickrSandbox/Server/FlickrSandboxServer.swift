@@ -53,11 +53,11 @@ public final class FlickrSandboxServer: Sendable {
         let controls = SandboxControls(configuration: configuration)
         let engine = SandboxEngine(store: store, controls: controls, logger: logger)
 
+        let closeIdle = configuration.closeIdleMilliseconds.map { TimeAmount.milliseconds(Int64($0)) }
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: SandboxRouter.make(engine: engine, log: try configuration.logFile.map(AccessLog.init(path:))),
-            server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionCounter(controls: controls)],
-                                                idleTimeout: configuration.closeIdleMilliseconds.map { .milliseconds(Int64($0)) })),
+            server: .http1(configuration: .init(additionalChannelHandlers: connectionHandlers(controls: controls, closeIdle: closeIdle))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port),
                                  serverName: nil),
             onServerRunning: { channel in
@@ -91,6 +91,15 @@ public final class FlickrSandboxServer: Sendable {
             userNSID: user?.nsid ?? "", username: user?.username ?? "")
         return FlickrSandboxServer(url: "http://\(host):\(port)", credentials: credentials, engine: engine, task: task,
                                    group: group)
+    }
+
+    /// The handlers each new connection gets after HTTP decoding: the connection count, and the
+    /// keep-alive closer of `--close-idle` (Hummingbird's own idle timeout would also close a new
+    /// connection whose first request is slow to come, which a web server does not).
+    private static func connectionHandlers(controls: SandboxControls, closeIdle: TimeAmount?) -> [any RemovableChannelHandler] {
+        var handlers: [any RemovableChannelHandler] = [ConnectionCounter(controls: controls)]
+        if let closeIdle { handlers.append(KeepAliveCloser(idle: closeIdle)) }
+        return handlers
     }
 
     /// Issues an access token (for tests: e.g. a read-only token, or another user's).

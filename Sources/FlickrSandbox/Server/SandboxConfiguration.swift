@@ -26,9 +26,10 @@ public struct SandboxConfiguration: Sendable {
     public var latencyMilliseconds: Int = 0
     /// `--log FILE`: one JSON line per request appended to this file (see ``FlickrSandboxServer``).
     public var logFile: String? = nil
-    /// `--close-idle MS`: a keep-alive connection idle this long is closed by the server, without
-    /// a `Connection: close` beforehand — as busy servers and proxies do. A few milliseconds make
-    /// clients meet connections closed between their requests (nil = kept open).
+    /// `--close-idle MS`: a keep-alive connection left idle this long after an answer is closed by
+    /// the server, without a `Connection: close` beforehand — as busy servers and proxies do (a new
+    /// connection's first request is waited for as usual). A few milliseconds make clients meet
+    /// connections closed between their requests (nil = kept open).
     public var closeIdleMilliseconds: Int? = nil
     /// `--clock-skew SECONDS`: how far a request's `oauth_timestamp` may be from the server's
     /// clock before it is refused (`timestamp_refused`); a nonce is remembered until its
