@@ -1,3 +1,7 @@
+#ifdef __linux__
+#define _GNU_SOURCE /* sched_getcpu, CPU_* */
+#include <sched.h>
+#endif
 #include "CFlickrXML.h"
 
 #include <limits.h>
@@ -159,4 +163,24 @@ int fx_parse(const char *bytes, size_t len, const fx_handlers *handlers, void *c
     if (!ok && !state.failed) fx_fail(&state, "malformed XML", 0);
     xmlFreeParserCtxt(parser);
     return ok ? 0 : -1;
+}
+
+int fx_current_cpu(void) {
+#ifdef __linux__
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
+void fx_avoid_cpu(int cpu) {
+#ifdef __linux__
+    if (cpu < 0 || cpu >= CPU_SETSIZE) return;
+    cpu_set_t mask;
+    if (sched_getaffinity(0, sizeof mask, &mask) != 0 || !CPU_ISSET(cpu, &mask) || CPU_COUNT(&mask) < 2) return;
+    CPU_CLR(cpu, &mask);
+    (void)sched_setaffinity(0, sizeof mask, &mask);
+#else
+    (void)cpu;
+#endif
 }

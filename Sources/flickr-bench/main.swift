@@ -1,5 +1,5 @@
 // Measurements for scripts/bench, one per invocation so that peak RSS belongs to one task.
-//   flickr-bench xml FILE RUNS
+//   flickr-bench xml FILE RUNS          (the XML modes warm up untimed for 0.3 s first, as bench_python.py xml)
 //   flickr-bench lua-map FILE RUNS      parse + build Lua tables (what a flickr.* call returns)
 //   flickr-bench xml-floor FILE RUNS    the floors: libxml2 with empty callbacks; the mapping rules into an empty sink
 //   flickr-bench lua-errors N           N errors raised by Swift functions holding objects (release check)
@@ -62,6 +62,7 @@ struct Bench {
         var previous: FlickrNode?
         let clock = ContinuousClock()
         try data.withUnsafeBytes { raw in
+            try warmUp { _ = try FlickrXML.parse(raw, rule: rule) }
             for _ in 0..<max(1, runs) {
                 previous = nil  // free the last tree outside the timing, as the Python side does
                 var tree: FlickrNode?
@@ -77,6 +78,19 @@ struct Bench {
         _ = previous
         print("{\"best_ms\": \(best * 1000), \"runs_ms\": \(all), \"one_thread_best_ms\": \(oneThread * 1000), \"photos\": \(count), \"bytes\": \(data.count)}")
     }
+
+    /// Runs `body` untimed for ``warmUpSeconds`` before the timed runs, as bench_python.py's
+    /// xml does: the first runs of a process pay for its heap growing, cold caches and the
+    /// parsing thread's first placements (up to twice the steady time for about the first eight
+    /// of them), which a side measured cold would carry into its median.
+    static func warmUp(_ body: () throws -> Void) rethrows {
+        let clock = ContinuousClock()
+        let end = clock.now + .milliseconds(Int(warmUpSeconds * 1000))
+        repeat { try body() } while clock.now < end
+    }
+
+    /// The untimed warm-up of each XML measurement (the same on the Python side).
+    static let warmUpSeconds = 0.3
 
     /// Does nothing with the events: what the parser alone costs.
     final class NullHandler: FlickrXMLEventHandler {
@@ -134,6 +148,13 @@ struct Bench {
             if let mode = ProcessInfo.processInfo.environment["LUA_GC_MODE"] { try L.run("collectgarbage('\(mode)')") }
             let clock = ContinuousClock()
             let only = ProcessInfo.processInfo.environment["LUA_MAP_ONLY"]
+            let base = L.top
+            try warmUp {
+                if only != "direct" { try L.push(flickrNode: try FlickrXML.parse(data)) }
+                if only != "tree" { try data.withUnsafeBytes { raw in try L.push(flickrXML: raw) } }
+                L.setTop(base)
+                L.collectGarbage()
+            }
             for _ in 0..<max(1, runs) {
                 if only != "direct" {
                     L.pushNil()
