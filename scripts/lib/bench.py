@@ -32,6 +32,10 @@ def peak_rss_kb(pid):
         return -1
 
 
+# Rounds of the per-call rows against the sink, each side in turn (medians of the rounds).
+CALL_ROUNDS = 5
+
+
 def ratio_row(name, figures, ratio, goal):
     """A row whose verdict is a ratio against a goal of at least `goal`×."""
     return (name, figures, "%.2f× (goal ≥ %g×)" % (ratio, goal), ratio >= goal)
@@ -125,18 +129,34 @@ def sink_rows(args, bench, tmp, big):
                      % (alone["seconds"], alone["bytes"] / alone["seconds"] / (1 << 30), alone["peak_rss_kb"] / 1024),
                      "the client alone", True))
 
-        # flickr.test.echo: signing, sending, the connection, a small answer's mapping.
+        # flickr.test.echo: signing, sending, the connection, a small answer's mapping. Each
+        # side runs ROUNDS times, the three in turns (the order reversed every other round), and
+        # each rate is the median of its rounds: one slow spell of a shared machine, which can
+        # last a whole run of a side, then cannot decide a ratio alone.
         n = args.calls
-        pf = run_json(PY + ["calls"] + sink.creds() + [str(n)])["per_second"]
-        sw = run_json([bench, "calls"] + sink.creds() + [str(n)])["per_second"]
-        seconds, echoed = lua_loop_seconds(flickr, env, "flickr.test.echo{ i = -1 }.i._text",
-                                           "for i = 1, %d do flickr.test.echo{ i = i } end" % n)
-        assert echoed == "-1", "the flickr command's echo came back as %r" % echoed
-        lua = n / seconds
+
+        def lua_rate():
+            seconds, echoed = lua_loop_seconds(flickr, env, "flickr.test.echo{ i = -1 }.i._text",
+                                               "for i = 1, %d do flickr.test.echo{ i = i } end" % n)
+            assert echoed == "-1", "the flickr command's echo came back as %r" % echoed
+            return n / seconds
+
+        sides = [("python", lambda: run_json(PY + ["calls"] + sink.creds() + [str(n)])["per_second"]),
+                 ("swift", lambda: run_json([bench, "calls"] + sink.creds() + [str(n)])["per_second"]),
+                 ("lua", lua_rate)]
+        rates = {name: [] for name, _ in sides}
+        for r in range(CALL_ROUNDS):
+            for name, measure in (sides if r % 2 == 0 else sides[::-1]):
+                rates[name].append(measure())
+        pf, sw, lua = (statistics.median(rates[k]) for k in ("python", "swift", "lua"))
+        spread = "; rounds: python-flickrapi %s, Swift %s, Lua %s" % tuple(
+            "/".join("%.0f" % x for x in rates[k]) for k in ("python", "swift", "lua"))
         rows.append(ratio_row("sequential signed calls against the sink (flickr.test.echo ×%d), Swift" % n,
-                              "Swift %.0f/s vs python-flickrapi %.0f/s" % (sw, pf), sw / pf, 4))
+                              "Swift %.0f/s vs python-flickrapi %.0f/s (medians of %d rounds%s)" % (sw, pf, CALL_ROUNDS, spread),
+                              sw / pf, 4))
         rows.append(ratio_row("sequential signed calls against the sink (flickr.test.echo ×%d), Lua" % n,
-                              "flickr -e loop %.0f/s vs python-flickrapi %.0f/s" % (lua, pf), lua / pf, 4))
+                              "flickr -e loop %.0f/s vs python-flickrapi %.0f/s (medians of %d rounds)" % (lua, pf, CALL_ROUNDS),
+                              lua / pf, 4))
 
         # A 500-photo search page (~190 kB): the answer's mapping dominates. Like with like, XML on
         # both sides: our clients map it into a tree (Swift) or tables (Lua); python-flickrapi's
