@@ -58,17 +58,9 @@ import FlickrTestSupport
     /// Whether something listens on 127.0.0.1:`port`: one blocking connect, which loopback
     /// answers at once.
     static func acceptsConnections(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        return status == 0
+        guard let fd = LoopbackSocket.connect(port: port) else { return false }
+        close(fd)
+        return true
     }
 
     @Test func wrongVerifierIsRejected() async throws {

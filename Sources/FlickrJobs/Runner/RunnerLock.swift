@@ -156,7 +156,7 @@ public final class RunnerLock: Sendable {
     static func hostName() -> String {
         var name = [CChar](repeating: 0, count: 256)
         guard gethostname(&name, name.count - 1) == 0 else { return "unknown" }
-        let host = String(cString: name)
+        let host = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return host.isEmpty ? "unknown" : host.replacingOccurrences(of: " ", with: "_")
     }
 }
