@@ -130,7 +130,7 @@ def sink_rows(args, bench, tmp, big):
                      "the client alone", True))
 
         # flickr.test.echo: signing, sending, the connection, a small answer's mapping. Each
-        # side runs ROUNDS times, the three in turns (the order reversed every other round), and
+        # side runs CALL_ROUNDS times, the three in turns (the order reversed every other round), and
         # each rate is the median of its rounds: one slow spell of a shared machine, which can
         # last a whole run of a side, then cannot decide a ratio alone.
         n = args.calls

@@ -29,8 +29,7 @@ final class KeepAliveCloser: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head = unwrapInboundIn(data) {
             open += 1
-            close?.cancel()
-            close = nil
+            cancelClose()
         }
         context.fireChannelRead(data)
     }
@@ -45,12 +44,14 @@ final class KeepAliveCloser: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        close?.cancel()
-        close = nil
+        cancelClose()
         context.fireChannelInactive()
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    func handlerRemoved(context: ChannelHandlerContext) { cancelClose() }
+
+    /// Drops the scheduled close, if any.
+    private func cancelClose() {
         close?.cancel()
         close = nil
     }
@@ -58,7 +59,7 @@ final class KeepAliveCloser: ChannelDuplexHandler, RemovableChannelHandler {
     /// Schedules the unannounced close on the connection's own loop (where every method of this
     /// handler runs, so `close` needs no lock).
     private func schedule(_ context: ChannelHandlerContext) {
-        close?.cancel()
+        cancelClose()
         let channel = context.channel
         close = context.eventLoop.scheduleTask(in: idle) { channel.close(promise: nil) }
     }
