@@ -95,6 +95,24 @@ import FlickrTestSupport
         #expect(OAuthSignature.baseURI("https://example.com:443/services/rest/") == "https://example.com/services/rest/")
         #expect(OAuthSignature.baseURI("http://127.0.0.1:8080/services/rest") == "http://127.0.0.1:8080/services/rest")
         #expect(OAuthSignature.baseURI("http://example.com") == "http://example.com")
+        // Worked out on the bytes: userinfo dropped, the path's case kept, a fragment before a
+        // query, non-ASCII scheme and authority lower-cased by Unicode's rules, no scheme at all.
+        #expect(OAuthSignature.baseURI("HTTPS://User:Pw@API.Flickr.COM:443/Services/REST/#x?y") == "https://api.flickr.com/Services/REST/")
+        #expect(OAuthSignature.baseURI("http://BÜCHER.example:8080/Äpfel?q") == "http://bücher.example:8080/Äpfel")
+        #expect(OAuthSignature.baseURI("/services/rest?x=1") == "/services/rest")
+        #expect(OAuthSignature.baseURI("http://example.com:80") == "http://example.com")
+    }
+
+    @Test func signaturesAlternatingKeysMatchFreshOnes() {
+        // One keyed HMAC is kept between calls: a change of key must never sign with the old one.
+        let base = OAuthSignature.baseString(method: "GET", url: "http://x/r", parameters: [("a", "1")])
+        let keys = ["k1&t1", "k2&t2", "k1&t1", "", "k2&t2"]
+        let signatures = keys.map { OAuthSignature.hmacSHA1(baseString: base, key: $0) }
+        #expect(signatures[0] == signatures[2])
+        #expect(signatures[1] == signatures[4])
+        #expect(Set(signatures).count == 3)
+        // RFC 2202's HMAC-SHA1 test case 2 (key "Jefe"), base64 of effcdf6ae5eb2fa2d27416d5f184df9c259a7c79.
+        #expect(OAuthSignature.hmacSHA1(baseString: "what do ya want for nothing?", key: "Jefe") == "7/zfauXrL6LSdBbV8YTfnCWafHk=")
     }
 
     @Test func authorizationHeaderRoundTrips() throws {

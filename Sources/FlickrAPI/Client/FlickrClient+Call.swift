@@ -225,7 +225,7 @@ extension FlickrClient {
         var spec = HTTPRequestSpec(method: verb == .get ? .GET : .POST, url: url, headers: signed.headers, body: nil,
                                    timeout: timeout, redactedSummary: "", signedBaseString: signed.baseString)
         if verb == .get {
-            spec.url = url + (url.contains("?") ? "&" : "?") + query
+            spec.url = url + (url.utf8.contains(UInt8(ascii: "?")) ? "&" : "?") + query
         } else {
             spec.headers.append(("Content-Type", "application/x-www-form-urlencoded"))
             spec.body = .bytes(ByteBuffer(string: query))

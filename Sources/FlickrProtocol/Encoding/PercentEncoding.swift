@@ -38,7 +38,20 @@ package enum PercentEncoding {
         if utf8.allSatisfy(keep) { return string }
         var out: [UInt8] = []
         out.reserveCapacity(utf8.count * 3)
-        for b in utf8 {
+        append(utf8, to: &out, keeping: keep)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the encoding of `bytes` (UTF-8) to `out`, as ``encode(_:)`` would make it: for
+    /// building a longer text (a query, a signature base string) without a string per piece.
+    @inline(__always)
+    package static func append(_ bytes: some Sequence<UInt8>, to out: inout [UInt8]) {
+        append(bytes, to: &out, keeping: isUnreserved)
+    }
+
+    @inline(__always)
+    private static func append(_ bytes: some Sequence<UInt8>, to out: inout [UInt8], keeping keep: (UInt8) -> Bool) {
+        for b in bytes {
             if keep(b) {
                 out.append(b)
             } else {
@@ -47,7 +60,6 @@ package enum PercentEncoding {
                 out.append(hex[Int(b & 0x0F)])
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Decodes `%XX` sequences; with `plusAsSpace` (HTML form encoding) `+` becomes a space.
@@ -112,7 +124,14 @@ package enum FormEncoding {
 
     /// Serialises pairs with RFC 3986 encoding (which any form decoder accepts).
     package static func serialize<S: Sequence>(_ pairs: S) -> String where S.Element == (String, String) {
-        pairs.map { PercentEncoding.encode($0.0) + "=" + PercentEncoding.encode($0.1) }
-            .joined(separator: "&")
+        var out: [UInt8] = []
+        out.reserveCapacity(pairs.underestimatedCount * 32)
+        for (name, value) in pairs {
+            if !out.isEmpty { out.append(UInt8(ascii: "&")) }
+            PercentEncoding.append(name.utf8, to: &out)
+            out.append(UInt8(ascii: "="))
+            PercentEncoding.append(value.utf8, to: &out)
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
