@@ -15,6 +15,13 @@ import Testing
         }
     }
 
+    /// No tracer is bootstrapped in the test process, so the shared client makes no spans:
+    /// AsyncHTTPClient would otherwise make one per request from the no-op tracer and parse
+    /// every URL a second time to fill it.
+    @Test func sharedClientMakesNoSpansWithoutATracer() {
+        #expect(HTTPTransport.sharedClient.tracer == nil)
+    }
+
     @Test func eachFailureNamesTheServer() {
         let url = "https://api.example.org/services/rest/?method=flickr.test.echo"
         let dns = HTTPTransport.map(RecordedDNSFailure(), method: "m", timeout: 10, url: url)

@@ -26,7 +26,9 @@ public final class FlickrClient: Sendable {
     public let logger: Logger
 
     /// Creates a client. `httpClient` defaults to one process-wide AsyncHTTPClient (keep-alive
-    /// pool shared by every FlickrClient). `transport`, when given, carries every request
+    /// pool shared by every FlickrClient; it makes tracing spans only if a tracer was bootstrapped
+    /// with `InstrumentationSystem` before the first request — pass your own client to choose).
+    /// `transport`, when given, carries every request
     /// instead (``FlickrTransport``: a cassette's replay, a recorder, an in-process sandbox).
     public init(context: FlickrContext, httpClient: HTTPClient? = nil, transport: (any FlickrTransport)? = nil,
                 logger: Logger = Logger(label: "flickr")) {
