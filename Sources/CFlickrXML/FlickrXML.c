@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 #include <libxml/SAX2.h>
@@ -176,8 +177,10 @@ int fx_current_cpu(void) {
 void fx_avoid_cpu(int cpu) {
 #ifdef __linux__
     if (cpu < 0 || cpu >= CPU_SETSIZE) return;
+    /* From the process's CPUs (its main thread's mask), not this thread's: a parsing thread is
+       reused for document after document, each time away from another caller's CPU. */
     cpu_set_t mask;
-    if (sched_getaffinity(0, sizeof mask, &mask) != 0 || !CPU_ISSET(cpu, &mask) || CPU_COUNT(&mask) < 2) return;
+    if (sched_getaffinity(getpid(), sizeof mask, &mask) != 0 || !CPU_ISSET(cpu, &mask) || CPU_COUNT(&mask) < 2) return;
     CPU_CLR(cpu, &mask);
     (void)sched_setaffinity(0, sizeof mask, &mask);
 #else

@@ -16,6 +16,39 @@ import FlickrTestSupport
         }
     }
 
+    /// Parsing threads are parked and reused: documents one after another take one thread;
+    /// documents at once take a thread each, and of those only `parkedLimit` stay parked.
+    @Test func parsingThreadsAreReused() {
+        let threads = FlickrXMLTape.ParsingThreads()
+        let limit = FlickrXMLTape.ParsingThreads.parkedLimit
+        /// Polls (bounded) for a thread to park: it does so after its job has signalled.
+        func waitForParked(_ n: Int) {
+            let deadline = Date().addingTimeInterval(10)
+            while threads.counts.parked < n && Date() < deadline { usleep(1000) }
+        }
+        for _ in 0..<20 {
+            let done = DispatchSemaphore(value: 0)
+            threads.run { done.signal() }
+            #expect(done.wait(timeout: .now() + 10) == .success)
+            waitForParked(1)
+        }
+        #expect(threads.counts.started == 1, "20 documents in turn: \(threads.counts)")
+        let running = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
+        for _ in 0..<4 {
+            threads.run {
+                running.signal()
+                release.wait()
+                finished.signal()
+            }
+        }
+        for _ in 0..<4 { #expect(running.wait(timeout: .now() + 10) == .success) }
+        #expect(threads.counts.started == 4, "four at once: the parked thread and three new ones (\(threads.counts))")
+        for _ in 0..<4 { release.signal() }
+        for _ in 0..<4 { #expect(finished.wait(timeout: .now() + 10) == .success) }
+        waitForParked(limit)
+        #expect(threads.counts.parked == limit)
+    }
+
     /// The two-thread path (FlickrXMLTape) builds the tree the one-thread path builds: every doc
     /// example and fixture with the tape forced, and a large document of many chunks; a broken
     /// large document is a parse error.

@@ -27,8 +27,8 @@ int fx_parse(const char *bytes, size_t len, const fx_handlers *handlers, void *c
 /* The CPU the calling thread runs on, or -1 when unknown (Linux; -1 elsewhere). */
 int fx_current_cpu(void);
 
-/* Keeps the calling thread off CPU `cpu` when its affinity allows another; nothing for -1, when
- * `cpu` is the only one allowed, or where affinity cannot be set (not Linux). */
+/* Keeps the calling thread off CPU `cpu`: its affinity becomes the process's CPUs but that one.
+ * Nothing for -1, when `cpu` is the only one allowed, or where affinity cannot be set (not Linux). */
 void fx_avoid_cpu(int cpu);
 
 #endif

@@ -35,7 +35,7 @@ package enum FlickrXMLTape {
         // as one thread); Linux did that for stretches of 20 parses in a row. The parser keeps
         // off the building thread's CPU when it may run elsewhere (for its few milliseconds).
         let callerCPU = fx_current_cpu()
-        let thread = Thread {
+        ParsingThreads.shared.run {
             fx_avoid_cpu(callerCPU)
             let writer = Writer(channel: channel)
             do throws(FlickrParseError) {
@@ -44,9 +44,69 @@ package enum FlickrXMLTape {
                 writer.finish(error: error)
             }
         }
-        thread.stackSize = 8 << 20
-        thread.start()
         return replayAll(channel, into: sink)
+    }
+
+    /// The threads documents are parsed on, kept parked between documents: starting a thread
+    /// for each (as this did first) cost about a tenth of a 190 kB page's parse, and the
+    /// building thread waits for that before its first chunk. A document that finds every
+    /// parked thread busy (maps running at once) gets a new one; at most ``parkedLimit`` wait
+    /// for work, the others end after their document.
+    final class ParsingThreads: @unchecked Sendable {
+        static let shared = ParsingThreads()
+        /// Parked threads kept at most (a process maps a few documents at once at most).
+        static let parkedLimit = 2
+
+        /// One parked thread: waits on its condition for a job, runs it, parks again.
+        private final class Parked: @unchecked Sendable {
+            let condition = NSCondition()
+            var job: (@Sendable () -> Void)?
+        }
+
+        private let lock = NSLock()
+        private var parked: [Parked] = []
+        private var started = 0
+
+        /// Threads started so far, and how many are parked now (for tests).
+        var counts: (started: Int, parked: Int) {
+            lock.lock()
+            defer { lock.unlock() }
+            return (started, parked.count)
+        }
+
+        /// Runs `job` on a parked thread, or on a new one when none is free.
+        func run(_ job: @escaping @Sendable () -> Void) {
+            lock.lock()
+            let free = parked.popLast()
+            if free == nil { started += 1 }
+            lock.unlock()
+            let worker = free ?? Parked()
+            worker.condition.lock()
+            worker.job = job
+            worker.condition.signal()
+            worker.condition.unlock()
+            guard free == nil else { return }
+            let thread = Thread { [self] in serve(worker) }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+
+        /// The thread's life: each job given, until parking is refused.
+        private func serve(_ worker: Parked) {
+            while true {
+                worker.condition.lock()
+                while worker.job == nil { worker.condition.wait() }
+                let job = worker.job!
+                worker.job = nil
+                worker.condition.unlock()
+                job()
+                lock.lock()
+                let keep = parked.count < Self.parkedLimit
+                if keep { parked.append(worker) }
+                lock.unlock()
+                if !keep { return }
+            }
+        }
     }
 
     /// Replays every chunk of `channel` into `sink` until the writer closes it; the tape's
