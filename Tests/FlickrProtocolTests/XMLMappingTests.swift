@@ -16,6 +16,17 @@ import FlickrTestSupport
         }
     }
 
+    /// Elements of one name with the same attributes share their keys array until one of them
+    /// gets a key of its own: that one alone has it, in either order of events.
+    @Test func sharedKeysStayApart() throws {
+        let tree = try map(#"<rsp stat="ok"><photos><photo id="1" t="a"/><photo id="2" t="b"><note>x</note></photo>"#
+                           + #"<photo id="3" t="c">text</photo><photo id="4" t="d"/><photo t="e" id="5"/></photos></rsp>"#)
+        let photos = try #require(tree["photos.photo"]?.array)
+        #expect(photos.map { $0.map?.keys ?? [] } == [["id", "t"], ["id", "t", "note"], ["id", "t", "_text"], ["id", "t"], ["t", "id"]])
+        #expect(photos.map { $0["id"]?.string } == ["1", "2", "3", "4", "5"])
+        #expect(photos[1]["note"]?.text == "x" && photos[2].text == "text" && photos[4]["t"]?.string == "e")
+    }
+
     /// Parsing threads are parked and reused: documents one after another take one thread;
     /// documents at once take a thread each, and of those only `parkedLimit` stay parked.
     @Test func parsingThreadsAreReused() {

@@ -74,6 +74,9 @@ package final class FlickrTreeSink: FlickrXMLSink {
         var names: [String] = []
         var stack: [FlickrMap] = []
         var root: FlickrNode?
+        /// By element token: the attribute tokens its last element had, and the keys array
+        /// made for them (``keys(of:_:)``).
+        var lastKeys: [(tokens: [Int], keys: [String])?] = []
     }
 
     private let s: UnsafeMutablePointer<State>
@@ -96,13 +99,28 @@ package final class FlickrTreeSink: FlickrXMLSink {
     }
 
     package func begin(element: Int, attributes: FlickrXMLSinkAttributes) {
-        var map = FlickrMap()
-        map.reserveCapacity(attributes.count + 2)
+        var values: [FlickrNode] = []
+        values.reserveCapacity(attributes.count + 2)
         for i in 0..<attributes.count where attributes.tokens[i] >= 0 {
-            let value = attributes.withValue(at: i) { String(decoding: $0, as: UTF8.self) }
-            map.appendUnchecked(s.pointee.names[attributes.tokens[i]], .string(value))
+            values.append(.string(attributes.withValue(at: i) { String(decoding: $0, as: UTF8.self) }))
         }
-        s.pointee.stack.append(map)
+        s.pointee.stack.append(FlickrMap(keys: keys(of: element, attributes.tokens), values: values))
+    }
+
+    /// The keys of an element with these attribute tokens: the very array the last element of
+    /// this name got when its attributes were the same ones (every `<photo>` of a list), so the
+    /// maps of a list share one keys array — no array and no retain of each name per element —
+    /// until one of them gets a key of its own (a child, text), which copies it.
+    private func keys(of element: Int, _ tokens: UnsafeBufferPointer<Int>) -> [String] {
+        if element < s.pointee.lastKeys.count, let last = s.pointee.lastKeys[element], last.tokens.elementsEqual(tokens) {
+            return last.keys
+        }
+        var keys: [String] = []
+        keys.reserveCapacity(tokens.count)
+        for token in tokens where token >= 0 { keys.append(s.pointee.names[token]) }
+        while s.pointee.lastKeys.count <= element { s.pointee.lastKeys.append(nil) }
+        s.pointee.lastKeys[element] = (Array(tokens), keys)
+        return keys
     }
 
     package func end(element: Int, text: UnsafeRawBufferPointer?, emptyList: Int?, placement: FlickrXMLPlacement) {
