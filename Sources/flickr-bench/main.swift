@@ -152,46 +152,42 @@ struct Bench {
             // Each way in a loop of its own, warmed up just before it (as the Python side times
             // its one way): a direct run right after a tree run met the tree's ~10 MB of freed
             // memory and cold caches, 5.1 ms where a run of direct ones takes 4.5-4.7.
-            if only != "direct" {
+            /// `map` (which leaves its tables on the stack) warmed up, then timed `runs` times,
+            /// each after the last result was dropped and collected; the times in seconds.
+            func timedRuns(_ map: () throws -> Void) throws -> [Double] {
+                L.pushNil()
+                L.setGlobal("mapped")
                 try warmUp {
-                    try L.push(flickrNode: try FlickrXML.parse(data))
+                    try map()
                     L.setTop(base)
                     L.collectGarbage()
                 }
+                var times: [Double] = []
                 for _ in 0..<max(1, runs) {
                     L.pushNil()
                     L.setGlobal("mapped")
                     L.collectGarbage()
                     let start = clock.now
-                    let tree = try FlickrXML.parse(data)
-                    let parsed = clock.now
-                    try L.push(flickrNode: tree)
-                    let end = clock.now
+                    try map()
+                    times.append(seconds(clock.now - start))
                     L.setGlobal("mapped")
-                    f.tree = min(f.tree, seconds(end - start))
-                    f.parse = min(f.parse, seconds(parsed - start))
-                    f.treeRuns.append(seconds(end - start) * 1000)
                 }
+                return times
+            }
+            if only != "direct" {
+                let times = try timedRuns {
+                    let start = clock.now
+                    let tree = try FlickrXML.parse(data)
+                    f.parse = min(f.parse, seconds(clock.now - start))  // the warm-up's runs count here too
+                    try L.push(flickrNode: tree)
+                }
+                f.tree = times.min() ?? f.tree
+                f.treeRuns = times.map { $0 * 1000 }
             }
             if only != "tree" {
-                L.pushNil()
-                L.setGlobal("mapped")
-                try warmUp {
-                    try data.withUnsafeBytes { raw in try L.push(flickrXML: raw) }
-                    L.setTop(base)
-                    L.collectGarbage()
-                }
-                for _ in 0..<max(1, runs) {
-                    L.pushNil()
-                    L.setGlobal("mapped")
-                    L.collectGarbage()
-                    let directStart = clock.now
-                    try data.withUnsafeBytes { raw in try L.push(flickrXML: raw) }
-                    let directEnd = clock.now
-                    L.setGlobal("mapped")
-                    f.direct = min(f.direct, seconds(directEnd - directStart))
-                    f.directRuns.append(seconds(directEnd - directStart) * 1000)
-                }
+                let times = try timedRuns { try data.withUnsafeBytes { raw in try L.push(flickrXML: raw) } }
+                f.direct = times.min() ?? f.direct
+                f.directRuns = times.map { $0 * 1000 }
             }
             // Each side alone (parse onto the tape; replay into tables): the two-thread path
             // takes about the larger plus the hand-overs.
