@@ -74,6 +74,12 @@ import FlickrTestSupport
         big += "</photos><big>" + String(repeating: "y", count: 150_000) + "</big></rsp>"
         docs.append(big)
         #expect(big.utf8.count > FlickrXMLTape.threshold)
+        // Past the tape's first table of names (256 slots, grown at three quarters) and its
+        // attribute buffer (64 on the stack): 400 element names, an element of 100 attributes.
+        var names = "<rsp stat=\"ok\"><many>"
+        for i in 0..<400 { names += "<e\(i) a\(i)=\"\(i)\">t\(i)</e\(i)>" }
+        names += "<wide " + (0..<100).map { "w\($0)=\"v\($0)\"" }.joined(separator: " ") + "/></many></rsp>"
+        docs.append(names)
         for doc in docs {
             let bytes = Array(doc.utf8)
             let one: Result<FlickrNode, FlickrParseError> = bytes.withUnsafeBytes { raw in
@@ -91,6 +97,16 @@ import FlickrTestSupport
         #expect(tree["photos.photo"]?.array.first?["title"]?.string == "a & b &#38; 0")
         let broken = Array(big.utf8.prefix(big.utf8.count - 200_000))
         #expect(throws: FlickrParseError.self) { try FlickrXML.parse(broken) }
+        // Both paths report a broken document alike: libxml2's message and line.
+        let errors = [Int.max, 0].map { threshold -> FlickrParseError? in
+            broken.withUnsafeBytes { raw in
+                do throws(FlickrParseError) {
+                    _ = try FlickrXML.parse(raw, rule: MethodCatalog.listRule, pipelineThreshold: threshold)
+                    return nil
+                } catch { return error }
+            }
+        }
+        #expect(errors[0] != nil && errors[0]?.message == errors[1]?.message && errors[0]?.line == errors[1]?.line)
     }
 
     @Test func everyTopLevelFixtureMaps() throws {

@@ -24,6 +24,19 @@ typedef struct fx_handlers {
 int fx_parse(const char *bytes, size_t len, const fx_handlers *handlers, void *ctx,
              char *error, size_t error_len, int *error_line);
 
+/* Where fx_record hands its chunks: `put` gets each chunk (malloc'd; the receiver frees it) once
+ * it is full, `last` set for the final one, which ends in a done or fail record. */
+typedef struct fx_tape_sink {
+    void (*put)(void *ctx, unsigned char *chunk, size_t count, int last);
+    void *ctx;
+} fx_tape_sink;
+
+/* Parses len bytes as fx_parse does, writing its events on a tape (the record layout is in
+ * tape.c; FlickrXMLTape replays it) handed to `sink` in chunks: the first once it holds
+ * first_chunk bytes, then every chunk bytes. Returns 0, or -1 when the document failed (the
+ * tape then ends with the fail record, message and line). */
+int fx_record(const char *bytes, size_t len, const fx_tape_sink *sink, size_t first_chunk, size_t chunk);
+
 /* The CPU the calling thread runs on, or -1 when unknown (Linux; -1 elsewhere). */
 int fx_current_cpu(void);
 
