@@ -14,8 +14,8 @@ import Synchronization
 /// the recording in Swift it took 4.2 ms of the 1.1 MB list of scripts/bench, libxml2 alone
 /// 3.45. The record layout is described in CFlickrXML's tape.c.
 package enum FlickrXMLTape {
-    /// Documents from this size on take the two-thread path (below it, starting a thread
-    /// costs more than the overlap gains).
+    /// Documents from this size on take the two-thread path (below it, handing the document
+    /// over costs more than the overlap gains).
     package static let threshold = FlickrXML.defaultPipelineThreshold
     /// Chunk size: big enough that handing over is rare, small enough that replay starts soon.
     package static let chunkBytes = 64 * 1024
@@ -115,8 +115,8 @@ package enum FlickrXMLTape {
         }
     }
 
-    /// Replays every chunk of `channel` into `sink` until the writer closes it; the tape's
-    /// outcome. Every chunk is taken and freed, also after a failure: the writer must finish
+    /// Replays every chunk of `channel` into `sink` until the recorder closes it; the tape's
+    /// outcome. Every chunk is taken and freed, also after a failure: the recorder must finish
     /// before the document goes.
     private static func replayAll(_ channel: Channel, rule: ListRule, into sink: any FlickrXMLSink) -> Result<String, FlickrParseError> {
         var outcome: Result<String, FlickrParseError>?
