@@ -86,14 +86,19 @@ static size_t fx_slot_of(const fx_recorder *r, const char *p) {
     return (size_t)(((uintptr_t)p * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (r->slots - 1);
 }
 
+/* An empty table of `slots` names (a power of two). */
+static void fx_alloc_names(fx_recorder *r, size_t slots) {
+    r->slots = slots;
+    r->keys = calloc(slots, sizeof *r->keys);
+    if (!r->keys) abort();
+    r->tokens = fx_alloc(slots * sizeof *r->tokens);
+}
+
 static void fx_grow_names(fx_recorder *r) {
     const char **keys = r->keys;
     int32_t *tokens = r->tokens;
     size_t slots = r->slots;
-    r->slots = slots * 2;
-    r->keys = calloc(r->slots, sizeof *r->keys);
-    r->tokens = fx_alloc(r->slots * sizeof *r->tokens);
-    if (!r->keys) abort();
+    fx_alloc_names(r, slots * 2);
     for (size_t i = 0; i < slots; i++) {
         if (!keys[i]) continue;
         size_t j = fx_slot_of(r, keys[i]);
@@ -174,10 +179,7 @@ int fx_record(const char *bytes, size_t len, const fx_tape_sink *sink, size_t fi
     r.capacity = chunk;
     r.hand_over = first_chunk;
     r.base = fx_alloc(chunk);
-    r.slots = 256;
-    r.keys = calloc(r.slots, sizeof *r.keys);
-    r.tokens = fx_alloc(r.slots * sizeof *r.tokens);
-    if (!r.keys) abort();
+    fx_alloc_names(&r, 256);
     static const fx_handlers handlers = { fx_record_start, fx_record_end, fx_record_text };
     char message[256] = { 0 };
     int line = 0;
