@@ -12,7 +12,7 @@
  *   text:  3, length, bytes                                  a piece of the open element's text
  *   end:   4                                                 the open element closes
  *   done:  5                                                 the document ended well
- *   fail:  6, line (0: unknown), length, message             it did not
+ *   fail:  6, line (0 or less: unknown), length, message     it did not
  */
 #include "CFlickrXML.h"
 
@@ -188,9 +188,10 @@ int fx_record(const char *bytes, size_t len, const fx_tape_sink *sink, size_t fi
         fx_put_byte(&r, OP_DONE);
     } else {
         if (!len) strcpy(message, "empty document");
+        /* As fx_parse reported it: FlickrXMLParser.failure reads both as parse() does. */
         fx_put_byte(&r, OP_FAIL);
-        fx_put_int(&r, line > 0 ? line : 0);
-        fx_put_bytes(&r, message[0] ? message : "malformed XML", strlen(message[0] ? message : "malformed XML"));
+        fx_put_int(&r, line);
+        fx_put_bytes(&r, message, strlen(message));
     }
     fx_record_done(&r, 1);
     free(r.keys);

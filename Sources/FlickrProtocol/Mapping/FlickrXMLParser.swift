@@ -70,9 +70,14 @@ public enum FlickrXMLParser {
                      Unmanaged.passUnretained(box).toOpaque(), &message, message.count, &line)
         }
         if rc != 0 {
-            let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            throw FlickrParseError(message: text.isEmpty ? "malformed XML" : text, line: line > 0 ? Int(line) : nil)
+            throw failure(message: message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }, line: Int(line))
         }
+    }
+
+    /// The error of a failed parse from what CFlickrXML reported (`fx_parse`, or the fail record
+    /// `fx_record` puts on a tape): its message, and its line when known (0: unknown).
+    static func failure(message: String, line: Int) -> FlickrParseError {
+        FlickrParseError(message: message.isEmpty ? "malformed XML" : message, line: line > 0 ? line : nil)
     }
 }
 

@@ -283,8 +283,7 @@ package enum FlickrXMLTape {
                     return .success(root)
                 case .fail?:
                     let line = int()
-                    let message = String(decoding: slice(int()), as: UTF8.self)
-                    return .failure(FlickrParseError(message: message, line: line > 0 ? line : nil))
+                    return .failure(FlickrXMLParser.failure(message: String(decoding: slice(int()), as: UTF8.self), line: line))
                 case nil:
                     return .failure(FlickrParseError(message: "XMLTape: unknown record \(raw[at - 1])"))
                 }

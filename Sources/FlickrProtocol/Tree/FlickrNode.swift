@@ -143,11 +143,6 @@ public struct FlickrMap: Sendable, Hashable, RandomAccessCollection, Expressible
     }
 
     @usableFromInline mutating func replaceValue(at i: Int, with value: FlickrNode) { values[i] = value }
-
-    @usableFromInline mutating func reserveCapacity(_ n: Int) {
-        keys.reserveCapacity(n)
-        values.reserveCapacity(n)
-    }
 }
 
 extension FlickrNode: CustomStringConvertible {
