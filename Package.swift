@@ -206,7 +206,17 @@ let package = Package(
         ),
         .executableTarget(
             name: "flickr",
-            dependencies: ["FlickrShell"]
+            dependencies: ["FlickrShell"],
+            linkerSettings: [
+                // Start-up (CLI.md; scripts/bench's start-up row): a release `flickr` is linked
+                // at a fixed address, as Go links its programs, and exports no symbols. As a
+                // position-independent executable the loader applied 153,000 relocations to its
+                // 190 MB at every start, and swiftc's -export-dynamic left 47,000 symbols that the
+                // Swift runtime's start-up dladdr walks: together ~2 ms of a 10 ms `flickr -e ''`.
+                // Nothing needs them: Lua C modules take the Lua API from liblua5.4.so.
+                .unsafeFlags(["-Xclang-linker", "-no-pie", "-Xlinker", "--no-export-dynamic"],
+                             .when(platforms: [.linux], configuration: .release)),
+            ]
         ),
         .executableTarget(
             name: "flickr-sandbox",

@@ -26,7 +26,7 @@ extension FlickrLuaSession {
             throw FlickrError.usage("FLICKR_BUDGET: \(error.message)", method: nil)
         }
         if let budget {
-            client.pacer = try SharedBudget(budget: budget, store: JobStore(path: JobStore.defaultPath(environment: options.environment)))
+            client.pacer = SharedBudget(budget: budget, path: JobStore.defaultPath(environment: options.environment))
         }
         let module = FlickrModule(client: client, explicit: options.settings, environment: options.environment,
                                   profiles: profiles, defaultUploadProgress: options.defaultUploadProgress)

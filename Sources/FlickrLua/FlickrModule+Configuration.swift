@@ -13,7 +13,7 @@ extension FlickrModule {
             try Self.read(call, into: &settings, budget: &budget)
             // `budget = "N/SECONDS"` (false: none): the per-key budget every flickr process shares.
             if let budget {
-                self.client.pacer = try budget.map { try SharedBudget(budget: $0, store: self.jobStore()) }
+                self.client.pacer = budget.map { SharedBudget(budget: $0, path: JobStore.defaultPath(environment: self.environment)) }
             }
             let previous = self.explicit
             self.explicit = settings

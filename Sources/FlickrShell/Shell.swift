@@ -111,7 +111,7 @@ public enum FlickrShell {
             throw Invocation.UsageError(message: "--budget/FLICKR_BUDGET: \(error.message)")
         }
         guard let budget else { return }
-        client.pacer = try SharedBudget(budget: budget, store: JobStore(path: JobStore.defaultPath(environment: environment)))
+        client.pacer = SharedBudget(budget: budget, path: JobStore.defaultPath(environment: environment))
     }
 
     /// `--debug` traces every HTTP request and response on stderr (the client redacts secrets).

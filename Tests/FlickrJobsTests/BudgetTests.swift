@@ -95,6 +95,36 @@ struct BudgetTests {
         }
     }
 
+    @Test("The budget's database is opened at the first call, not at start; one that cannot be opened fails the call before it is sent")
+    func databaseOpenedAtTheFirstCall() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("budget-open-log-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: log) }
+        try await Self.loggedWorld(log: log) { baseEnv in
+            var env = baseEnv
+            env["FLICKR_BUDGET"] = "100/1"
+            let database = env["XDG_STATE_HOME"]! + "/flickr/jobs.sqlite"
+            let idle = try await RetagCommandTests.flickr(["-e", "print(1)"], env)
+            #expect(idle.status == 0, "\(idle.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: database), "a script without calls opened \(database)")
+            let call = try await RetagCommandTests.flickr(["-e", "assert(flickr.test.null{}.stat == 'ok')"], env)
+            #expect(call.status == 0, "\(call.stderr)")
+            #expect(FileManager.default.fileExists(atPath: database))
+
+            // A file where the database's folder should be: the call fails, saying why, unsent.
+            let blocked = FileManager.default.temporaryDirectory.appendingPathComponent("budget-blocked-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: blocked) }
+            try FileManager.default.createDirectory(at: blocked, withIntermediateDirectories: true)
+            try Data().write(to: blocked.appendingPathComponent("flickr"))
+            env["XDG_STATE_HOME"] = blocked.path
+            let failed = try await RetagCommandTests.flickr(["-e", "flickr.test.echo{}"], env)
+            #expect(failed.status == 1)
+            #expect(failed.stderr.contains("call budget: cannot open the job database \(blocked.path)/flickr/jobs.sqlite"), "\(failed.stderr)")
+            // The null call above is in the log (the echo would be too, had it been sent).
+            let logged = try String(contentsOf: log, encoding: .utf8)
+            #expect(logged.contains("\"flickr.test.null\"") && !logged.contains("\"flickr.test.echo\""), "\(logged)")
+        }
+    }
+
     @Test("A 429 holds every call back for its Retry-After, then calls resume without a burst")
     func backOffOn429() async throws {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("backoff-log-\(UUID().uuidString).jsonl")

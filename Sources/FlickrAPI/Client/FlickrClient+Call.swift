@@ -262,6 +262,20 @@ extension FlickrClient {
         return [ctx.sharedSecret, ctx.oauthTokenSecret, ctx.oauthToken, ctx.authToken]
     }
 
+    /// Returns when the rate limiter and the call budget (``pacer``) let one more request go.
+    /// Cancelled while waiting: a `cancelled` error. The budget's own failure (its database
+    /// cannot be opened): a `usage` error saying why — nothing was sent.
+    func waitForTurn(method: String) async throws(FlickrError) {
+        do {
+            try await limiter.acquire()
+            try await pacer?.acquire(apiKey: context.apiKey)
+        } catch is CancellationError {
+            throw FlickrError(kind: .cancelled, message: "cancelled", method: method)
+        } catch {
+            throw FlickrError(kind: .usage, message: "call budget: \(error)", method: method)
+        }
+    }
+
     /// Runs `attempt` under the rate limiter (API calls; image downloads pass `rateLimited:
     /// false`), retrying per the context's policy.
     func withRetries<T: Sendable>(method: String, isWrite: Bool, rateLimited: Bool = true,
@@ -269,14 +283,7 @@ extension FlickrClient {
         var number = 0
         while true {
             number += 1
-            if rateLimited {
-                do {
-                    try await limiter.acquire()
-                    try await pacer?.acquire(apiKey: context.apiKey)
-                } catch {
-                    throw FlickrError(kind: .cancelled, message: "cancelled", method: method)
-                }
-            }
+            if rateLimited { try await waitForTurn(method: method) }
             do {
                 return try await attempt()
             } catch {

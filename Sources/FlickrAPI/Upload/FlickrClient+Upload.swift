@@ -195,12 +195,7 @@ extension FlickrClient {
     private func post(url: String, service: String, fields: [(String, String)], filename: String, mime: String,
                       length: Int64?, content: @escaping @Sendable () -> MultipartBody.ContentIterator,
                       progress: UploadProgress?) async throws(FlickrError) -> UploadResult {
-        do {
-            try await limiter.acquire()
-            try await pacer?.acquire(apiKey: context.apiKey)
-        } catch {
-            throw FlickrError(kind: .cancelled, message: "cancelled", method: service)
-        }
+        try await waitForTurn(method: service)
         let ctx = context
         guard ctx.hasOAuthToken || ctx.authToken != nil else {
             throw FlickrError.missingCredentials("OAuth token with write permission", method: service)
