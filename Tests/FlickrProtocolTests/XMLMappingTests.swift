@@ -1,3 +1,4 @@
+import CFlickrXML
 import Foundation
 import Testing
 import FlickrTestSupport
@@ -107,6 +108,37 @@ import FlickrTestSupport
             }
         }
         #expect(errors[0] != nil && errors[0]?.message == errors[1]?.message && errors[0]?.line == errors[1]?.line)
+    }
+
+    /// The tape's chunks: a small first one (the replay starts soon), full ones in the middle,
+    /// then each about half of what is left, so that the last — which the building thread
+    /// replays after parsing is over — is small; each goes over at the first record past its fill.
+    @Test func tapeChunksShrinkTowardTheEnd() throws {
+        var doc = "<rsp stat=\"ok\"><photos>"
+        for i in 0..<8_000 { doc += "<photo id=\"\(i)\" title=\"photo number \(i)\" tags=\"a b c d\"/>" }
+        doc += "</photos></rsp>"
+        final class Sizes { var all: [Int] = [] }
+        let sizes = Sizes()
+        var sink = fx_tape_sink(put: { ctx, chunk, count, _ in
+            Unmanaged<Sizes>.fromOpaque(ctx!).takeUnretainedValue().all.append(count)
+            free(chunk)
+        }, ctx: Unmanaged.passUnretained(sizes).toOpaque())
+        let first = 8 * 1024, full = 64 * 1024, record = 128  // no record here is longer
+        let bytes = Array(doc.utf8)
+        let rc = bytes.withUnsafeBufferPointer { raw in
+            raw.withMemoryRebound(to: CChar.self) { fx_record($0.baseAddress, $0.count, &sink, first, full) }
+        }
+        #expect(rc == 0)
+        let all = sizes.all
+        try #require(all.count >= 6, "\(all)")
+        #expect(all[0] >= first && all[0] < first + record, "\(all)")
+        let peak = try #require(all.firstIndex { $0 >= full }, "no full chunk: \(all)")
+        let tail = Array(all[peak..<(all.count - 1)])  // the last one holds what was left
+        #expect(tail.count >= 4, "\(all)")
+        #expect(zip(tail, tail.dropFirst()).allSatisfy { $1 <= $0 + record }, "\(all)")
+        #expect(tail.allSatisfy { $0 >= first } && tail.last! < 2 * first + record, "\(all)")
+        #expect(all.last! < 2 * first + record, "\(all)")
+        #expect(all.reduce(0, +) >= bytes.count * 9 / 10, "\(all)")
     }
 
     @Test func everyTopLevelFixtureMaps() throws {

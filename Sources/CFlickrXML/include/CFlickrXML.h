@@ -33,8 +33,9 @@ typedef struct fx_tape_sink {
 
 /* Parses len bytes as fx_parse does, writing its events on a tape (the record layout is in
  * tape.c; FlickrXMLTape replays it) handed to `sink` in chunks: the first once it holds
- * first_chunk bytes, then every chunk bytes. Returns 0, or -1 when the document failed (the
- * tape then ends with the fail record, message and line). */
+ * first_chunk bytes, then every chunk bytes until the end nears, where each takes half of what
+ * is left of the document (never less than first_chunk). Returns 0, or -1 when the document
+ * failed (the tape then ends with the fail record, message and line). */
 int fx_record(const char *bytes, size_t len, const fx_tape_sink *sink, size_t first_chunk, size_t chunk);
 
 /* The CPU the calling thread runs on, or -1 when unknown (Linux; -1 elsewhere). */
