@@ -31,14 +31,16 @@ struct BudgetTests {
     }
 
     /// The retag world (``RetagCommandTests/photoCount`` photos of alice) served by a
-    /// `flickr-sandbox` process that logs to `log`, with `extra` arguments; the body gets the
-    /// environment that points `flickr` at it. A process of its own, not the in-process sandbox:
+    /// `flickr-sandbox` process with `extra` arguments; the body gets the environment that points
+    /// `flickr` at it, with `FLICKR_BUDGET` set to `budget`, and the sandbox's access log. A process of its own, not the in-process sandbox:
     /// these tests read the times at which calls arrived, and in the test process those times
     /// are stamped by tasks that wait for the cooperative pool the whole suite shares — a CI run
     /// put nine calls paced 0.375 s apart into two seconds that way.
-    static func loggedWorld(log: URL, _ extra: [String] = [], _ body: ([String: String]) async throws -> Void) async throws {
+    static func loggedWorld(_ extra: [String] = [], budget: String,
+                            _ body: (_ env: [String: String], _ log: URL) async throws -> Void) async throws {
         let world = try CommandWorld("budget")
         defer { try? FileManager.default.removeItem(at: world.directory) }
+        let log = world.directory.appendingPathComponent("access-log.jsonl")
         let photos: [[String: Any]] = (0..<RetagCommandTests.photoCount).map { i in
             let posted: Int = 1_500_000_000 + i * 3600
             let photo: [String: Any] = ["id": String(8_000_000_000 + i), "owner": "alice", "title": "p\(i)", "tags": "paris night", "date_posted": posted]
@@ -49,16 +51,14 @@ struct BudgetTests {
         let sandbox = try await SandboxProcess.start(["--port", "0", "--data", seed.path, "--log", log.path] + extra,
                                                      environment: world.environment)
         defer { sandbox.stop() }
-        try await body(sandbox.environment(world.environment))
+        var env = sandbox.environment(world.environment)
+        env["FLICKR_BUDGET"] = budget
+        try await body(env, log)
     }
 
     @Test("Two jobs at once and a restart stay within 8 calls in any 2 s; calls are spread, not burst")
     func twoJobsShareTheBudget() async throws {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("budget-log-\(UUID().uuidString).jsonl")
-        defer { try? FileManager.default.removeItem(at: log) }
-        try await Self.loggedWorld(log: log) { baseEnv in
-            var env = baseEnv
-            env["FLICKR_BUDGET"] = "8/2"
+        try await Self.loggedWorld(budget: "8/2") { env, log in
             let start = Date().timeIntervalSince1970
             let middle = String(1_500_000_000 + 11 * 3600)
             let a = try await RetagCommandTests.flickr(["retag", "plan", "--add", "city trip", "--query", "max_upload_date=\(middle)"], env)
@@ -97,11 +97,8 @@ struct BudgetTests {
 
     @Test("The budget's database is opened at the first call, not at start; one that cannot be opened fails the call before it is sent")
     func databaseOpenedAtTheFirstCall() async throws {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("budget-open-log-\(UUID().uuidString).jsonl")
-        defer { try? FileManager.default.removeItem(at: log) }
-        try await Self.loggedWorld(log: log) { baseEnv in
+        try await Self.loggedWorld(budget: "100/1") { baseEnv, log in
             var env = baseEnv
-            env["FLICKR_BUDGET"] = "100/1"
             let database = env["XDG_STATE_HOME"]! + "/flickr/jobs.sqlite"
             let idle = try await RetagCommandTests.flickr(["-e", "print(1)"], env)
             #expect(idle.status == 0, "\(idle.stderr)")
@@ -127,12 +124,8 @@ struct BudgetTests {
 
     @Test("A 429 holds every call back for its Retry-After, then calls resume without a burst")
     func backOffOn429() async throws {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("backoff-log-\(UUID().uuidString).jsonl")
-        defer { try? FileManager.default.removeItem(at: log) }
         // Flickr (the sandbox) allows 4 calls in 2 s; the client's own budget is far looser.
-        try await Self.loggedWorld(log: log, ["--budget", "4/2"]) { baseEnv in
-            var env = baseEnv
-            env["FLICKR_BUDGET"] = "100/1"
+        try await Self.loggedWorld(["--budget", "4/2"], budget: "100/1") { env, log in
             let start = Date().timeIntervalSince1970
             let r = try await RetagCommandTests.flickr(["-e", "for i = 1, 10 do assert(flickr.test.null{}.stat == 'ok') end"], env)
             #expect(r.status == 0, "\(r.stderr)")
