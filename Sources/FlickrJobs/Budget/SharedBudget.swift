@@ -10,36 +10,25 @@ import Synchronization
 /// outside any transaction.
 public final class SharedBudget: CallPacer {
     public let budget: CallBudget
-    /// Opens the database; `opened` holds it once that succeeded.
-    private let opener: @Sendable () throws(JobError) -> JobStore
+    /// The job database's path, and the database once opened.
+    private let path: String
     private let opened = Mutex<JobStore?>(nil)
     /// Slack for the time between stamping a call here and Flickr receiving it (a loaded
     /// machine can stall a process for most of a second in between; against an hour it is
     /// nothing).
     static let margin = 1.0
 
-    /// A budget kept in `store`, whose tables are made now.
-    public init(budget: CallBudget, store: JobStore) throws(JobError) {
-        self.budget = budget
-        self.opener = { store }
-        try Self.prepare(store)
-        opened.withLock { $0 = store }
-    }
-
     /// A budget kept in the job database at `path`, opened (created) at the first call: a
     /// process that makes no call never touches it (opening it took ~2 ms of a 9 ms `flickr -e ''`).
     /// A database that cannot be opened fails the call with the reason (the next call tries again).
     public init(budget: CallBudget, path: String) {
         self.budget = budget
-        self.opener = { () throws(JobError) in
-            let store = try JobStore(path: path)
-            try SharedBudget.prepare(store)
-            return store
-        }
+        self.path = path
     }
 
-    /// Makes the budget's tables in `store` if they are not there.
-    private static func prepare(_ store: JobStore) throws(JobError) {
+    /// Opens the job database at `path` and makes the budget's tables if they are not there.
+    private static func open(_ path: String) throws(JobError) -> JobStore {
+        let store = try JobStore(path: path)
         try store.write { db in
             try db.execute(sql: """
                 CREATE TABLE IF NOT EXISTS budget_call (api_key TEXT NOT NULL, t REAL NOT NULL);
@@ -47,6 +36,7 @@ public final class SharedBudget: CallPacer {
                 CREATE TABLE IF NOT EXISTS budget_block (api_key TEXT PRIMARY KEY NOT NULL, until REAL NOT NULL);
                 """)
         }
+        return store
     }
 
     /// The database, opened on first use. Opened under the lock: calls that start together
@@ -55,7 +45,7 @@ public final class SharedBudget: CallPacer {
         let result: Result<JobStore, JobError> = opened.withLock { opened in
             if let opened { return .success(opened) }
             do throws(JobError) {
-                let store = try opener()
+                let store = try Self.open(path)
                 opened = store
                 return .success(store)
             } catch {
