@@ -189,15 +189,8 @@ static void fx_record_text(void *ctx, const char *text, int len) {
 }
 
 int fx_record(const char *bytes, size_t len, const fx_tape_sink *sink, size_t first_chunk, size_t chunk) {
-    fx_recorder r;
-    memset(&r, 0, sizeof r);
-    r.sink = sink;
-    r.chunk = chunk;
-    r.first = first_chunk;
-    r.length = len;
-    r.capacity = chunk;
-    r.hand_over = first_chunk;
-    r.base = fx_alloc(chunk);
+    fx_recorder r = { .sink = sink, .base = fx_alloc(chunk), .capacity = chunk, .hand_over = first_chunk,
+                      .chunk = chunk, .first = first_chunk, .length = len };
     fx_alloc_names(&r, 256);
     static const fx_handlers handlers = { fx_record_start, fx_record_end, fx_record_text };
     char message[256] = { 0 };

@@ -124,15 +124,17 @@ public enum OAuthSignature {
 
     /// Base64 of HMAC-SHA1(key, bytes). The HMAC keyed with the last key used is kept: a
     /// client signs every call with the same key, and keying (the key's two padded blocks
-    /// hashed) cost as much as hashing a call's base string.
+    /// hashed) cost as much as hashing a call's base string. Only the keyed state is taken under
+    /// the lock; calls signing at once hash apart.
     static func hmacSHA1(_ bytes: [UInt8], key: String) -> String {
-        let mac = keyedHMAC.withLock { last -> [UInt8] in
-            if last?.key != key { last = (key, HMAC<Insecure.SHA1>(key: SymmetricKey(data: Array(key.utf8)))) }
-            var hmac = last!.hmac
-            hmac.update(data: bytes)
-            return Array(hmac.finalize())
+        var hmac = keyedHMAC.withLock { last -> HMAC<Insecure.SHA1> in
+            if let last, last.key == key { return last.hmac }
+            let keyed = HMAC<Insecure.SHA1>(key: SymmetricKey(data: Array(key.utf8)))
+            last = (key, keyed)
+            return keyed
         }
-        return Data(mac).base64EncodedString()
+        hmac.update(data: bytes)
+        return Data(hmac.finalize()).base64EncodedString()
     }
 
     /// The last signing key and its keyed HMAC (``hmacSHA1(_:key:)``).
