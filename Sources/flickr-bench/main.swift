@@ -1,6 +1,7 @@
 // Measurements for scripts/bench, one per invocation so that peak RSS belongs to one task.
 //   flickr-bench xml FILE RUNS          (the XML modes warm up untimed for 0.3 s first, as bench_python.py xml)
-//   flickr-bench lua-map FILE RUNS      parse + build Lua tables (what a flickr.* call returns)
+//   flickr-bench lua-map FILE RUNS      parse + build Lua tables (what a flickr.* call returns); then each side of the
+//                                       direct mapping alone, and stock Lua's own part (the tables from values already split)
 //   flickr-bench xml-floor FILE RUNS    the floors: libxml2 with empty callbacks; the mapping rules into an empty sink
 //   flickr-bench lua-errors N           N errors raised by Swift functions holding objects (release check)
 //   flickr-bench upload URL KEY SECRET TOKEN TOKEN_SECRET FILE
@@ -142,6 +143,7 @@ struct Bench {
             var treeRuns: [Double] = [], directRuns: [Double] = []
             var photos: Int64 = 0
             var parseSide = Double.infinity, replaySide = Double.infinity
+            var luaFloor = Double.infinity
         }
         let f = try await lua.perform { L -> Figures in
             var f = Figures()
@@ -190,14 +192,15 @@ struct Bench {
                 f.directRuns = times.map { $0 * 1000 }
             }
             // Each side alone (parse onto the tape; replay into tables): the two-thread path
-            // takes about the larger plus the hand-overs.
-            if only == "direct" {
+            // takes about the larger plus the hand-overs. After the timed runs, not between them.
+            if only != "tree" {
                 for _ in 0..<max(1, runs) {
                     L.collectGarbage()
                     let (parse, replay) = try data.withUnsafeBytes { raw in try L.flickrXMLSides(raw) }
                     f.parseSide = min(f.parseSide, seconds(parse))
                     f.replaySide = min(f.replaySide, seconds(replay))
                 }
+                f.luaFloor = try luaFloor(of: data, on: L, runs: runs)
             }
             f.photos = try L.run("return #mapped.photos.photo").first?.integerValue ?? 0
             return f
@@ -207,7 +210,78 @@ struct Bench {
         }
         func ms(_ seconds: Double) -> Double { seconds.isFinite ? seconds * 1000 : -1 }  // -1: not measured in this mode
         print("{\"best_ms\": \(ms(f.tree)), \"parse_ms\": \(ms(f.parse)), \"direct_ms\": \(ms(f.direct)), "
-              + "\"runs_ms\": \(f.treeRuns), \"direct_runs_ms\": \(f.directRuns), \"photos\": \(f.photos), \"bytes\": \(data.count)}")
+              + "\"runs_ms\": \(f.treeRuns), \"direct_runs_ms\": \(f.directRuns), "
+              + "\"parse_side_ms\": \(ms(f.parseSide)), \"replay_side_ms\": \(ms(f.replaySide)), \"lua_floor_ms\": \(ms(f.luaFloor)), "
+              + "\"photos\": \(f.photos), \"bytes\": \(data.count)}")
+    }
+
+    /// Stock Lua's own part of the direct mapping: the document's photo tables (one per
+    /// `<photo>`, its attributes as string fields, in a list) built from values already split
+    /// and decoded, with the API calls the mapping makes per field (CLuaShim's
+    /// lk_set_string_fields: the key from a table of names, the value pushed — interned when
+    /// short — and a raw set), the collector paused as the mapping pauses it. No XML, no mapping
+    /// rules, no tape: what any route from this XML to these tables pays on top of parsing. The
+    /// best of `runs` seconds (each after a full collection).
+    static func luaFloor(of data: [UInt8], on L: LuaState, runs: Int) throws -> Double {
+        let tree = try FlickrXML.parse(data)
+        let photos = (tree[path: ["photos", "photo"]]?.array ?? []).compactMap(\.map)
+        var names: [String] = []
+        var tokens: [String: Int] = [:]
+        var keys: [Int] = []
+        var values: [UInt8] = []
+        var spans: [Range<Int>] = []
+        for photo in photos {
+            for (key, value) in photo {
+                let token = tokens[key] ?? names.count
+                if token == names.count {
+                    names.append(key)
+                    tokens[key] = token
+                }
+                keys.append(token)
+                let start = values.count
+                values += (value.text ?? "").utf8
+                spans.append(start..<values.count)
+            }
+        }
+        let top = L.top
+        defer { L.setTop(top) }
+        guard L.ensureStack(8) else { throw LuaError(kind: .memory, message: "Lua stack overflow") }
+        L.newTable(array: Int32(names.count))
+        for (i, name) in names.enumerated() {
+            L.push(name)
+            L.rawSet(index: Int64(i + 1), in: -2)
+        }
+        let namesTable = L.top
+        let clock = ContinuousClock()
+        var best = Double.infinity
+        values.withUnsafeBufferPointer { bytes in
+            let base = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
+            // Two pointers a field (start, end), as lk_set_string_fields reads them at stride 2.
+            let ranges = spans.flatMap { [UnsafePointer<CChar>?(base + $0.lowerBound), base + $0.upperBound] }
+            keys.withUnsafeBufferPointer { keys in
+                ranges.withUnsafeBufferPointer { ranges in
+                    for _ in 0..<max(1, runs) {
+                        L.setTop(namesTable)
+                        L.collectGarbage()
+                        let start = clock.now
+                        L.withCollectorPaused {
+                            L.newTable(array: Int32(photos.count))
+                            var at = 0
+                            for (i, photo) in photos.enumerated() {
+                                L.newTable(record: Int32(photo.count))
+                                _ = L.setStringFields(in: -1, names: namesTable,
+                                                      keys: UnsafeBufferPointer(rebasing: keys[at..<(at + photo.count)]),
+                                                      ranges: ranges.baseAddress! + 2 * at, stride: 2, stoppingAt: nil)
+                                L.rawSet(index: Int64(i + 1), in: -2)
+                                at += photo.count
+                            }
+                        }
+                        best = min(best, seconds(clock.now - start))
+                    }
+                }
+            }
+        }
+        return best
     }
 
     /// Swift functions that hold an object raise `n` errors through pcall (half plain, half
