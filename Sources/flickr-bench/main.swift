@@ -205,9 +205,6 @@ struct Bench {
             f.photos = try L.run("return #mapped.photos.photo").first?.integerValue ?? 0
             return f
         }
-        if f.parseSide.isFinite {
-            FileHandle.standardError.write(Data("sides (best): parse onto the tape \(f.parseSide * 1000) ms, replay into tables \(f.replaySide * 1000) ms\n".utf8))
-        }
         func ms(_ seconds: Double) -> Double { seconds.isFinite ? seconds * 1000 : -1 }  // -1: not measured in this mode
         print("{\"best_ms\": \(ms(f.tree)), \"parse_ms\": \(ms(f.parse)), \"direct_ms\": \(ms(f.direct)), "
               + "\"runs_ms\": \(f.treeRuns), \"direct_runs_ms\": \(f.directRuns), "

@@ -52,7 +52,8 @@ def xml_row(bench, tmp, runs):
     ours, theirs = statistics.median(swift["runs_ms"]), py["median_ms"]
     # Where the time goes (no goal): libxml2's pass alone, each side of the two-thread mapping
     # alone, and the whole mapping on one thread — the two-thread path takes about the larger
-    # side while the two CPUs do not slow each other, and the one-thread time when they do.
+    # side while both CPUs run at full speed, and more than one thread when the parser's CPU is
+    # the slow one (7.3-8 ms here, where one thread took 5.5).
     floor = run_json([bench, "xml-floor", xml, str(runs)])
     return [ratio_row("XML → tree, 1.1 MB, 3000 photos (median of %d)" % runs,
                       "Swift %.1f ms vs Python ET+dict %.1f ms (best %.1f vs %.1f)"
