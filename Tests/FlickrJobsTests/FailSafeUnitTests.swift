@@ -109,6 +109,34 @@ struct FailSafeUnitTests {
         #expect(mode == 0o600)
     }
 
+    @Test("A private file keeps what it holds: an existing 0644 file in a 0755 folder becomes 0600 in 0700, not emptied; new folders are 0700; a folder that cannot be made is named in the error")
+    func privateFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("private-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func mode(_ path: String) throws -> Int {
+            ((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1) & 0o777
+        }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let existing = dir + "/jobs.sqlite"
+        try Data("kept".utf8).write(to: URL(fileURLWithPath: existing))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: existing)
+        try PrivateFile.prepare(existing)
+        #expect(try String(contentsOfFile: existing, encoding: .utf8) == "kept")
+        #expect(try mode(existing) == 0o600 && mode(dir) == 0o700)
+
+        let fresh = dir + "/a/b/library.sqlite"
+        try PrivateFile.prepare(fresh)
+        #expect(try mode(fresh) == 0o600 && mode(dir + "/a/b") == 0o700 && mode(dir + "/a") == 0o700)
+        #expect(try FileManager.default.attributesOfItem(atPath: fresh)[.size] as? Int == 0)
+
+        // A file stands where the folder would be.
+        #expect {
+            try PrivateFile.prepare(existing + "/inner/x.sqlite")
+        } throws: { error in
+            (error as? JobError)?.message.contains("cannot create \(existing)/inner") == true
+        }
+    }
+
     @Test("kill -9 of the holder releases the lock at once: the kernel drops a dead process's flock")
     func lockReleasedByKill() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("locks-\(UUID().uuidString)").path

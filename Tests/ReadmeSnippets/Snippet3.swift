@@ -9,6 +9,6 @@ func searchesMyPhotos() async throws {
     try await FlickrSandboxServer.withRunning(SandboxConfiguration()) { server in
         let client = FlickrClient(context: FlickrContext(sandbox: server))
         let rsp = try await client.call("flickr.photos.search", ["user_id": "me"])
-        #expect(!(rsp["photos.photo"]?.array ?? []).isEmpty)
+        #expect(rsp["photos.photo"]?.array.isEmpty == false)
     }
 }

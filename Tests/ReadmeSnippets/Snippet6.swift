@@ -5,7 +5,8 @@ func readmeSnippet6(flickr: FlickrClient) async throws {
     let result = try await flickr.upload(.file("cat.jpg"),
         arguments: ["title": "Cat", "tags": TagString.join(["cat", "black cat"]), "is_public": "0"],
         progress: { sent, total in print(sent, total ?? -1) })
-    try await flickr.replace(photoID: result.photoID!, with: .file("cat2.jpg"))
+    let replaced = try await flickr.replace(photoID: result.photoID!, with: .file("cat2.jpg"))
+    print(replaced.secret ?? "")   // a new secret: the photo's URLs change
     let ticket = try await flickr.upload(.file("big.mov"), async: true).ticketID!
-    let tickets = try await flickr.waitForTickets([ticket])
+    for t in try await flickr.waitForTickets([ticket]) { print(t.id, t.status, t.photoID ?? "-") }
 }

@@ -7,6 +7,7 @@ func readmeSnippet7(flickr: FlickrClient) async throws {
     print("Open", flickr.authorizeURL(for: request, perms: .write))
     let access = try await flickr.accessToken(for: request, verifier: readLine()!)   // now in use
     let info = try await flickr.checkToken()
+    print(access.username ?? "", info.perms)
 
     // OAuth with a loopback callback receiver (desktop login)
     try await flickr.loginWithLoopback(perms: .write) { url in print("Open", url) }

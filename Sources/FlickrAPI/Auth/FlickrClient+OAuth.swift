@@ -123,6 +123,7 @@ extension FlickrClient {
     /// The whole desktop login: request token with a loopback callback, `open` shows the
     /// authorize URL to the user (prints it or launches a browser), the receiver catches the
     /// redirect, then the access token is fetched and put in use.
+    @discardableResult
     public func loginWithLoopback(perms: FlickrPermission, timeout: Double = 300,
                                   open: @Sendable (String) async -> Void) async throws(FlickrError) -> OAuthAccessToken {
         let receiver: LoopbackCallbackReceiver

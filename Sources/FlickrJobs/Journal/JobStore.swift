@@ -24,15 +24,8 @@ public final class JobStore: Sendable {
     /// Opens (creating) the job database at `path`.
     public init(path: String) throws(JobError) {
         self.path = path
-        let dir = (path as NSString).deletingLastPathComponent
         do {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: dir)
-            if !FileManager.default.fileExists(atPath: path) {
-                FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
-            }
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+            try PrivateFile.prepare(path)
             var configuration = Configuration()
             configuration.busyMode = .timeout(30)
             configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }

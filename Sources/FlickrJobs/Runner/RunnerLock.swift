@@ -129,16 +129,7 @@ public final class RunnerLock: Sendable {
     static func path(_ name: String, in directory: String) -> String { directory + "/" + name + ".lock" }
 
     private static func openFile(_ name: String, in directory: String) throws -> Int32 {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw JobError("cannot create \(directory): \(error.localizedDescription)")
-        }
-        let file = path(name, in: directory)
-        let fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw JobError("cannot open \(file): \(String(cString: strerror(errno)))") }
-        return fd
+        try PrivateFile.open(path(name, in: directory))
     }
 
     /// The holder's line; it writes it just after taking the lock, so an empty file is retried

@@ -356,7 +356,7 @@ public struct LibraryBackup: Sendable {
                 row.key = key
                 try state.write { db in try row.save(db) }
             } else {
-                try state.write { db in try row.delete(db) }
+                try state.write { db in _ = try row.delete(db) }
             }
         }
         // A sidecar half-written into tmp/ never had its name: nothing to settle.

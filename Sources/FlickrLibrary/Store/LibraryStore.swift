@@ -33,15 +33,8 @@ public final class LibraryStore: Sendable {
     public init(path: String, account: String) throws(LibraryError) {
         self.path = path
         self.account = account
-        let dir = (path as NSString).deletingLastPathComponent
         do {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: dir)
-            if !FileManager.default.fileExists(atPath: path) {
-                FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
-            }
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+            try PrivateFile.prepare(path)
             var configuration = Configuration()
             configuration.busyMode = .timeout(30)
             configuration.prepareDatabase { db in
