@@ -33,8 +33,26 @@ def peak_rss_kb(pid):
         return -1
 
 
-# Rounds of the per-call rows against the sink, each side in turn (medians of the rounds).
-CALL_ROUNDS = 5
+# Rounds of the rows that compare with Python (XML mapping, calls and pages against the sink):
+# each side measured once per round, in turns; each side's figure is the median of its rounds.
+ROUNDS = 5
+
+
+def alternate(sides, rounds=ROUNDS):
+    """Measures each of `sides` (name, function returning a figure) once per round, in turns, the
+    order reversed every other round; returns {name: [figure of each round]}. One slow spell of a
+    shared machine (on this one, a vCPU running ~1.7× slower for seconds at a time), which can
+    last a whole measurement of one side, then cannot decide a ratio alone."""
+    figures = {name: [] for name, _ in sides}
+    for r in range(rounds):
+        for name, measure in (sides if r % 2 == 0 else sides[::-1]):
+            figures[name].append(measure())
+    return figures
+
+
+def rounds_text(figures, names, fmt):
+    """The rounds of each side, e.g. "rounds: Python 19.8/20.1/…, Swift 4.4/4.6/…"."""
+    return "rounds: " + ", ".join("%s %s" % (label, "/".join(fmt % x for x in figures[key])) for label, key in names)
 
 
 def ratio_row(name, figures, ratio, goal):
@@ -43,24 +61,34 @@ def ratio_row(name, figures, ratio, goal):
 
 
 def xml_row(bench, tmp, runs):
-    """XML mapping of a ~1 MB photo list vs xml.etree + dicts: medians of `runs`, this run; and
-    a row saying where its time goes."""
+    """XML mapping of a ~1 MB photo list vs xml.etree + dicts: each side's median of `runs` in
+    each of ROUNDS alternating rounds, and the median of those; and a row saying where its time
+    goes."""
     xml = os.path.join(tmp, "photos.xml")
     subprocess.run(PY + ["gen", xml], check=True, timeout=120)
-    swift = run_json([bench, "xml", xml, str(runs)])
-    py = run_json(PY + ["xml", xml, str(runs)])
-    ours, theirs = statistics.median(swift["runs_ms"]), py["median_ms"]
+    results = {"swift": [], "python": []}
+
+    def measure(name, cmd):
+        def run():
+            results[name].append(run_json(cmd))
+            return statistics.median(results[name][-1]["runs_ms"])
+        return (name, run)
+    medians = alternate([measure("python", PY + ["xml", xml, str(runs)]), measure("swift", [bench, "xml", xml, str(runs)])])
+    ours, theirs = statistics.median(medians["swift"]), statistics.median(medians["python"])
+    best = {k: min(r["best_ms"] for r in v) for k, v in results.items()}
+    one_thread = min(r["one_thread_best_ms"] for r in results["swift"])
     # Where the time goes (no goal): libxml2's pass alone, each side of the two-thread mapping
     # alone, and the whole mapping on one thread — the two-thread path takes about the larger
     # side while both CPUs run at full speed, and more than one thread when the parser's CPU is
     # the slow one (7.3-8 ms here, where one thread took 5.5).
     floor = run_json([bench, "xml-floor", xml, str(runs)])
     return [ratio_row("XML → tree, 1.1 MB, 3000 photos (median of %d)" % runs,
-                      "Swift %.1f ms vs Python ET+dict %.1f ms (best %.1f vs %.1f)"
-                      % (ours, theirs, swift["best_ms"], py["best_ms"]), theirs / ours, 4),
+                      "Swift %.1f ms vs Python ET+dict %.1f ms (best %.1f vs %.1f; medians of %d rounds, %s)"
+                      % (ours, theirs, best["swift"], best["python"], ROUNDS,
+                         rounds_text(medians, [("Python", "python"), ("Swift", "swift")], "%.1f")), theirs / ours, 4),
             ("  where its time goes (best of %d, each alone)" % runs,
              "libxml2's pass %.2f ms; parse onto the tape %.2f ms, replay into the tree %.2f ms; all on one thread %.2f ms"
-             % (floor["parser_ms"], floor["tape_parse_ms"], floor["tape_replay_tree_ms"], swift["one_thread_best_ms"]),
+             % (floor["parser_ms"], floor["tape_parse_ms"], floor["tape_replay_tree_ms"], one_thread),
              "Python ET+dict's median is %.2f× libxml2's pass alone" % (theirs / floor["parser_ms"]), None)]
 
 
@@ -140,10 +168,8 @@ def sink_rows(args, bench, tmp, big):
                      % (alone["seconds"], alone["bytes"] / alone["seconds"] / (1 << 30), alone["peak_rss_kb"] / 1024),
                      "the client alone", True))
 
-        # flickr.test.echo: signing, sending, the connection, a small answer's mapping. Each
-        # side runs CALL_ROUNDS times, the three in turns (the order reversed every other round), and
-        # each rate is the median of its rounds: one slow spell of a shared machine, which can
-        # last a whole run of a side, then cannot decide a ratio alone.
+        # flickr.test.echo: signing, sending, the connection, a small answer's mapping; the three
+        # sides in alternating rounds, each rate the median of its rounds.
         n = args.calls
 
         def lua_rate():
@@ -155,39 +181,46 @@ def sink_rows(args, bench, tmp, big):
         sides = [("python", lambda: run_json(PY + ["calls"] + sink.creds() + [str(n)])["per_second"]),
                  ("swift", lambda: run_json([bench, "calls"] + sink.creds() + [str(n)])["per_second"]),
                  ("lua", lua_rate)]
-        rates = {name: [] for name, _ in sides}
-        for r in range(CALL_ROUNDS):
-            for name, measure in (sides if r % 2 == 0 else sides[::-1]):
-                rates[name].append(measure())
+        rates = alternate(sides)
         pf, sw, lua = (statistics.median(rates[k]) for k in ("python", "swift", "lua"))
-        spread = "; rounds: python-flickrapi %s, Swift %s, Lua %s" % tuple(
-            "/".join("%.0f" % x for x in rates[k]) for k in ("python", "swift", "lua"))
+        spread = rounds_text(rates, [("python-flickrapi", "python"), ("Swift", "swift"), ("Lua", "lua")], "%.0f")
         rows.append(ratio_row("sequential signed calls against the sink (flickr.test.echo ×%d), Swift" % n,
-                              "Swift %.0f/s vs python-flickrapi %.0f/s (medians of %d rounds%s)" % (sw, pf, CALL_ROUNDS, spread),
+                              "Swift %.0f/s vs python-flickrapi %.0f/s (medians of %d rounds; %s)" % (sw, pf, ROUNDS, spread),
                               sw / pf, 4))
         rows.append(ratio_row("sequential signed calls against the sink (flickr.test.echo ×%d), Lua" % n,
-                              "flickr -e loop %.0f/s vs python-flickrapi %.0f/s (medians of %d rounds)" % (lua, pf, CALL_ROUNDS),
+                              "flickr -e loop %.0f/s vs python-flickrapi %.0f/s (medians of %d rounds)" % (lua, pf, ROUNDS),
                               lua / pf, 4))
 
         # A 500-photo search page (~190 kB): the answer's mapping dominates. Like with like, XML on
         # both sides: our clients map it into a tree (Swift) or tables (Lua); python-flickrapi's
         # default format, etree, into an ElementTree (no dicts: less than ours). Its parsed-json
         # format (Flickr's JSON → dicts) is shown beside for reference, not in the ratio.
+        # The three sides in alternating rounds, as the echo rows.
         m = args.search_calls
-        py_runs = {fmt: run_json(PY + ["search"] + sink.creds() + [str(m), fmt]) for fmt in ("etree", "parsed-json")}
-        for fmt, r in py_runs.items():
-            assert r["photos"] == 500, "python-flickrapi %s saw %s photos" % (fmt, r["photos"])
-        py = py_runs["etree"]["per_second"]
-        py_text = "python-flickrapi etree %.0f/s (parsed-json %.0f/s)" % (py, py_runs["parsed-json"]["per_second"])
-        sw = run_json([bench, "search"] + sink.creds() + [str(m)])
-        assert sw["photos"] == 500, "flickr-bench search saw %s photos" % sw["photos"]
-        seconds, photos = lua_loop_seconds(flickr, env, "#flickr.photos.search{ text = 'bench', per_page = 500 }.photos.photo",
-                                           "for i = 1, %d do flickr.photos.search{ text = 'bench', per_page = 500 } end" % m)
-        assert photos == "500", "the flickr command saw %s photos" % photos
+
+        def search_rate(cmd, who):
+            def run():
+                r = run_json(cmd)
+                assert r["photos"] == 500, "%s saw %s photos" % (who, r["photos"])
+                return r["per_second"]
+            return run
+
+        def lua_pages():
+            seconds, photos = lua_loop_seconds(flickr, env, "#flickr.photos.search{ text = 'bench', per_page = 500 }.photos.photo",
+                                               "for i = 1, %d do flickr.photos.search{ text = 'bench', per_page = 500 } end" % m)
+            assert photos == "500", "the flickr command saw %s photos" % photos
+            return m / seconds
+        pages = alternate([("python", search_rate(PY + ["search"] + sink.creds() + [str(m), "etree"], "python-flickrapi etree")),
+                           ("swift", search_rate([bench, "search"] + sink.creds() + [str(m)], "flickr-bench search")),
+                           ("lua", lua_pages)])
+        json_rate = search_rate(PY + ["search"] + sink.creds() + [str(m), "parsed-json"], "python-flickrapi parsed-json")()
+        py, sw, lua = (statistics.median(pages[k]) for k in ("python", "swift", "lua"))
+        py_text = "python-flickrapi etree %.0f/s (parsed-json %.0f/s, one round; medians of %d rounds; %s)" % (
+            py, json_rate, ROUNDS, rounds_text(pages, [("etree", "python"), ("Swift", "swift"), ("Lua", "lua")], "%.0f"))
         rows.append(ratio_row("500-photo search pages against the sink (×%d), XML: Swift → tree vs python-flickrapi → etree" % m,
-                              "Swift %.0f/s vs %s" % (sw["per_second"], py_text), sw["per_second"] / py, 4))
+                              "Swift %.0f/s vs %s" % (sw, py_text), sw / py, 4))
         rows.append(ratio_row("500-photo search pages against the sink (×%d), XML: Lua → tables vs python-flickrapi → etree" % m,
-                              "flickr -e loop %.0f/s vs %s" % (m / seconds, py_text), m / seconds / py, 4))
+                              "flickr -e loop %.0f/s vs python-flickrapi etree %.0f/s" % (lua, py), lua / py, 4))
     return rows
 
 
