@@ -124,6 +124,38 @@ struct UploadTests {
         }
     }
 
+    @Test("A photo of several write batches is stored byte for byte: the same bytes again are its duplicate (the sandbox hashes the stored file), one byte changed is not")
+    func storedExactly() async throws {
+        try await withSandbox { server in
+            // 5 MiB and a bit in uneven pieces: five batches and a tail, each written while the next
+            // arrives; every byte depends on its position, so a lost, doubled or reordered batch shows.
+            let size = 5 * (1 << 20) + 12_345
+            let head = Self.jpegHead(width: 64, height: 48)
+            var photo = head + (head.count..<size).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+            func pieces(_ bytes: [UInt8]) -> @Sendable () -> AsyncStream<ByteBuffer> {
+                { AsyncStream { c in
+                    var at = 0
+                    var step = 7_000
+                    while at < bytes.count {
+                        let end = min(bytes.count, at + step)
+                        c.yield(ByteBuffer(bytes: bytes[at..<end]))
+                        at = end
+                        step = step * 3 % 300_007 + 1
+                    }
+                    c.finish()
+                } }
+            }
+            let first = try await Self.upload(server, fields: [("title", "Batches")], photoLength: size, photoChunks: pieces(photo))
+            let id = try #require(XMLProbe.texts(of: "photoid", in: first.body).first, "\(first.body)")
+            let again = try await Self.upload(server, fields: [("dedup_check", "1")], photoLength: size, photoChunks: pieces(photo))
+            #expect(XMLProbe.errorCode(again.body) == 9, "\(again.body)")
+            #expect(XMLProbe.texts(of: "duplicate_photo_id", in: again.body) == [id])
+            photo[3 * (1 << 20) + 17] ^= 0xFF
+            let changed = try await Self.upload(server, fields: [("dedup_check", "1")], photoLength: size, photoChunks: pieces(photo))
+            #expect(XMLProbe.texts(of: "photoid", in: changed.body).count == 1, "\(changed.body)")
+        }
+    }
+
     @Test("Upload failures: duplicate (9 + duplicate_photo_id), no photo (2), empty (4), not an image (5), read token (99), bad signature (401)")
     func failures() async throws {
         try await withSandbox { server in

@@ -91,10 +91,9 @@ extension SandboxEngine {
                 if sink.pendingBytes >= UploadSink.flushThreshold { try await sink.flush() }
             }
             try parser.finish()
-            try await sink.flush()
-            try sink.close()
+            try await sink.close()
         } catch {
-            sink.discard()
+            await sink.discard()
             throw error
         }
         if photoSeen {
@@ -232,11 +231,19 @@ extension SandboxEngine {
 
 /// Writes an upload's photo part to a temp file, batching writes and doing them on NIO's
 /// blocking-I/O thread pool so request handling never waits on the disk.
+///
+/// One batch is written while the next fills: ``flush()`` hands the full batch to a write and
+/// returns as soon as the write before it is done, so the body keeps arriving while the disk
+/// works (one after the other, a 1 GiB upload took the receiving time plus the writing time).
+/// At most one write is in flight, so memory stays at two batches. Used by one task at a time
+/// (the request's).
 final class UploadSink: @unchecked Sendable {
     static let flushThreshold = 1 << 20
     let url: URL
     private var fd: Int32 = -1
     private var pending: [UInt8] = []
+    /// The batch being written, which it gives back once written (its storage is then reused).
+    private var writing: Task<[UInt8], any Error>?
 
     var pendingBytes: Int { pending.count }
 
@@ -255,36 +262,58 @@ final class UploadSink: @unchecked Sendable {
         pending.append(contentsOf: bytes)
     }
 
+    /// Starts writing what has been appended, once the previous write is done; throws that
+    /// write's error.
     func flush() async throws {
         guard fd >= 0, !pending.isEmpty else { return }
+        var next = try await finishWriting() ?? []
+        next.removeAll(keepingCapacity: true)
+        let batch = pending
+        pending = next
         let fd = self.fd
-        // Write the buffer itself (no copy); once the write is done the buffer is unique again,
-        // so clearing it keeps its storage and no new memory is touched per batch.
-        try await NIOThreadPool.singleton.runIfActive { [pending] in
-            try pending.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        throw SandboxError("write failed: \(String(cString: strerror(errno)))")
+        writing = Task {
+            try await NIOThreadPool.singleton.runIfActive {
+                try batch.withUnsafeBytes { raw in
+                    var offset = 0
+                    while offset < raw.count {
+                        let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                        if n < 0 {
+                            if errno == EINTR { continue }
+                            throw SandboxError("write failed: \(String(cString: strerror(errno)))")
+                        }
+                        offset += n
                     }
-                    offset += n
                 }
+                return batch
             }
         }
-        pending.removeAll(keepingCapacity: true)
     }
 
-    func close() throws {
+    /// Waits for the write in flight, if any; its batch (to reuse), or its error.
+    private func finishWriting() async throws -> [UInt8]? {
+        guard let writing else { return nil }
+        self.writing = nil
+        return try await writing.value
+    }
+
+    /// Writes what is left and closes the file: every byte is on it when this returns.
+    func close() async throws {
+        try await flush()
+        _ = try await finishWriting()
         if fd >= 0 {
             Foundation.close(fd)
             fd = -1
         }
     }
 
-    func discard() {
-        try? close()
+    /// Drops the file: after the write in flight is over (the descriptor must not close under
+    /// it), whatever it came to.
+    func discard() async {
+        _ = try? await finishWriting()
+        if fd >= 0 {
+            Foundation.close(fd)
+            fd = -1
+        }
         try? FileManager.default.removeItem(at: url)
     }
 }
