@@ -13,6 +13,7 @@
  *   end:   4                                                 the open element closes
  *   done:  5                                                 the document ended well
  *   fail:  6, line (0 or less: unknown), length, message     it did not
+ *   split: 7                                                 the first part ended at the split
  */
 #include "CFlickrXML.h"
 
@@ -20,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OP_NAME = 1, OP_BEGIN, OP_TEXT, OP_END, OP_DONE, OP_FAIL };
+enum { OP_NAME = 1, OP_BEGIN, OP_TEXT, OP_END, OP_DONE, OP_FAIL, OP_SPLIT };
 
 typedef struct fx_recorder {
     const fx_tape_sink *sink;
@@ -189,14 +190,21 @@ static void fx_record_text(void *ctx, const char *text, int len) {
 }
 
 int fx_record(const char *bytes, size_t len, const fx_tape_sink *sink, size_t first_chunk, size_t chunk) {
+    return fx_record_split(bytes, len, NULL, sink, first_chunk, chunk);
+}
+
+int fx_record_split(const char *bytes, size_t len, const fx_split *split, const fx_tape_sink *sink,
+                    size_t first_chunk, size_t chunk) {
     fx_recorder r = { .sink = sink, .base = fx_alloc(chunk), .capacity = chunk, .hand_over = first_chunk,
-                      .chunk = chunk, .first = first_chunk, .length = len };
+                      .chunk = chunk, .first = first_chunk, .length = split ? split->offset : len };
     fx_alloc_names(&r, 256);
     static const fx_handlers handlers = { fx_record_start, fx_record_end, fx_record_text };
     char message[256] = { 0 };
     int line = 0;
-    int rc = len ? fx_parse(bytes, len, &handlers, &r, message, sizeof message, &line) : -1;
-    if (rc == 0) {
+    int rc = len ? fx_parse_split(bytes, len, split, &handlers, &r, message, sizeof message, &line) : -1;
+    if (rc == 1) {
+        fx_put_byte(&r, OP_SPLIT);
+    } else if (rc == 0) {
         fx_put_byte(&r, OP_DONE);
     } else {
         if (!len) strcpy(message, "empty document");

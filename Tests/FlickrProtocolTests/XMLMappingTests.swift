@@ -110,6 +110,63 @@ import FlickrTestSupport
         #expect(errors[0] != nil && errors[0]?.message == errors[1]?.message && errors[0]?.line == errors[1]?.line)
     }
 
+    /// A document cut in two (FlickrXMLTape.Split: the parsing thread parses up to a start tag,
+    /// the calling thread the rest) maps as the one-thread path maps it. The cut is taken when it
+    /// checks, and not when the start tag found is inside a comment or a CDATA section, when the
+    /// elements open there are not those open at the first element of its name, under a
+    /// namespace, or in a transcoded document; an error on either side of it is reported with the
+    /// one-thread path's message and line.
+    @Test func aDocumentCutInTwoMapsAsOne() throws {
+        func one(_ doc: [UInt8]) -> Result<FlickrNode, FlickrParseError> {
+            doc.withUnsafeBytes { raw in
+                do throws(FlickrParseError) { return .success(try FlickrXML.parse(raw, rule: MethodCatalog.listRule, pipelineThreshold: .max)) }
+                catch { return .failure(error) }
+            }
+        }
+        func cut(_ doc: [UInt8], share: Double) -> (result: Result<FlickrNode, FlickrParseError>, split: Bool) {
+            let sink = FlickrTreeSink()
+            let (result, split) = doc.withUnsafeBytes { FlickrXMLTape.mapReportingSplit($0, rule: MethodCatalog.listRule, into: sink, callerShare: share) }
+            return (result.map { name in
+                let root = sink.root ?? .map(FlickrMap())
+                return name == "rsp" ? root : .map(FlickrMap(keys: [name], values: [root]))
+            }, split)
+        }
+        func photos(_ range: Range<Int>) -> String {
+            range.map { "\t<photo id=\"\($0)\" title=\"t &amp; \($0) é\"><tag>x\($0) &lt;</tag></photo>\n" }.joined()
+        }
+        let head = "<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"ok\">\n<photos page=\"1\">\n"
+        let tail = "</photos>\n</rsp>\n"
+        let cases: [(what: String, doc: String, share: Double, split: Bool)] = [
+            ("a list", head + photos(0..<2000) + tail, 0.36, true),
+            ("text, CDATA, a comment and entities after the cut",
+             head + photos(0..<1000) + "\t<photo id=\"x\">text <![CDATA[<raw> & ]]> &#233;<!-- c --></photo>\n" + photos(1000..<1100) + tail, 0.2, true),
+            ("a start tag inside a comment",
+             head + photos(0..<1000) + "<!-- " + photos(1000..<2000) + " -->\n" + photos(2000..<2100) + tail, 0.25, false),
+            ("a start tag inside CDATA",
+             head + photos(0..<1000) + "\t<photo id=\"c\"><tag><![CDATA[" + photos(1000..<2000) + "]]></tag></photo>\n" + photos(2000..<2100) + tail, 0.25, false),
+            ("other elements open than at the first of its name",
+             head + photos(0..<1000) + "\t<set id=\"s\">\n" + photos(1000..<2000) + "\t</set>\n" + photos(2000..<2100) + tail, 0.25, false),
+            ("a namespace", head.replacingAll("<rsp stat=\"ok\">", with: "<rsp stat=\"ok\" xmlns:f=\"urn:f\">") + photos(0..<2000) + tail, 0.36, false),
+            ("a transcoded document", head.replacingAll("utf-8", with: "ISO-8859-1") + photos(0..<2000) + tail, 0.36, false),
+            ("an error after the cut", head + photos(0..<1900) + "\t<photo id=\"e\"><tag>x</tg></photo>\n" + photos(1900..<2000) + tail, 0.36, false),
+            ("an error before the cut", head + photos(0..<100) + "\t<photo id=\"e\"><tag>x</tg></photo>\n" + photos(100..<2000) + tail, 0.36, false),
+        ]
+        for c in cases {
+            let bytes = Array(c.doc.utf8)
+            let (result, split) = cut(bytes, share: c.share)
+            #expect(split == c.split, "\(c.what): split \(split)")
+            switch (one(bytes), result) {
+            case (.success(let a), .success(let b)):
+                #expect(a == b, "\(c.what)")
+                #expect((a["photos.photo"]?.array.count ?? 0) >= 1100, "\(c.what)")
+            case (.failure(let a), .failure(let b)):
+                #expect(c.what.hasPrefix("an error") && a.message == b.message && a.line == b.line && a.line != nil, "\(c.what): \(a) vs \(b)")
+            default:
+                Issue.record("\(c.what): one thread \(one(bytes)), cut in two \(result)")
+            }
+        }
+    }
+
     /// The tape's chunks: a small first one (the replay starts soon), full ones in the middle,
     /// then each about half of what is left, so that the last — which the building thread
     /// replays after parsing is over — is small; each goes over at the first record past its fill.

@@ -78,9 +78,10 @@ def xml_row(bench, tmp, runs):
     best = {k: min(r["best_ms"] for r in v) for k, v in results.items()}
     one_thread = min(r["one_thread_best_ms"] for r in results["swift"])
     # Where the time goes (no goal): libxml2's pass alone, each side of the two-thread mapping
-    # alone, and the whole mapping on one thread — the two-thread path takes about the larger
-    # side while both CPUs run at full speed, and more than one thread when the parser's CPU is
-    # the slow one (7.3-8 ms here, where one thread took 5.5).
+    # alone, and the whole mapping on one thread. The two-thread path cuts the document at a
+    # start tag about two thirds in: the parsing thread parses up to it while the calling thread
+    # parses the rest, then replays both tapes (3.3 ms here where one parse onto the tape takes
+    # 3.9 and the replay 1.7); a slow CPU under either side slows it (seconds-long spells here).
     floor = run_json([bench, "xml-floor", xml, str(runs)])
     return [ratio_row("XML → tree, 1.1 MB, 3000 photos (median of %d)" % runs,
                       "Swift %.1f ms vs Python ET+dict %.1f ms (best %.1f vs %.1f; medians of %d rounds, %s)"

@@ -13,6 +13,12 @@ import Synchronization
 /// The parsing side does no more than record because it is the slower side: with the rules and
 /// the recording in Swift it took 4.2 ms of the 1.1 MB list of scripts/bench, libxml2 alone
 /// 3.45. The record layout is described in CFlickrXML's tape.c.
+///
+/// For a tree, whose replay takes less than half the parse, the calling thread also parses: the
+/// document is cut at a start tag (``Split``), the parsing thread parses up to it and this thread
+/// the rest onto a tape of its own, then replays the first tape and the second. The 1.1 MB list
+/// then maps in 3.3 ms where parsing it alone onto a tape takes 3.9 (medians of 20, this VM at
+/// full speed: 4.1 ms before).
 package enum FlickrXMLTape {
     /// Documents from this size on take the two-thread path (below it, handing the document
     /// over costs more than the overlap gains).
@@ -23,34 +29,153 @@ package enum FlickrXMLTape {
     /// (a 64 KiB first chunk kept it waiting for about a twentieth of a 1 MB parse).
     package static let firstChunkBytes = 8 * 1024
 
+    /// The share of a document that the calling thread parses itself when it builds a
+    /// ``FlickrNode`` tree: the document is cut at a start tag (``Split``), the parsing thread
+    /// parses up to it and the calling thread the rest, then replays both. The calling thread's
+    /// part is the smaller because it also replays the whole: parse P, replay R, it ends at
+    /// about max((1 - s)·P, s·P + (1 - s)·R) + s·R for share s, least near s = (P - R)/(2P - R);
+    /// P 3.9 ms and R 1.75 ms on the 1.1 MB list of scripts/bench give 0.36.
+    package static let treeCallerShare = 0.36
+    /// For other sinks (Lua tables): none yet — their replay costs about as much as the parse,
+    /// so the calling thread has no time to parse as well.
+    package static let otherCallerShare = 0.0
+
+    /// The calling thread's share of the parse for `sink` (see ``treeCallerShare``).
+    static func callerShare(for sink: any FlickrXMLSink) -> Double {
+        sink is FlickrTreeSink ? treeCallerShare : otherCallerShare
+    }
+
     /// Parses `bytes` on another thread and replays the events into `sink` on this one; the
-    /// root element's name, or the parse error. Returns only once the parsing thread is done
-    /// with `bytes`.
-    package static func map(_ bytes: UnsafeRawBufferPointer, rule: ListRule, into sink: any FlickrXMLSink) -> Result<String, FlickrParseError> {
+    /// root element's name, or the parse error. With a `callerShare` and a place to cut the
+    /// document (``Split``), this thread parses that share at its end meanwhile. Returns only
+    /// once the parsing thread is done with `bytes`.
+    package static func map(_ bytes: UnsafeRawBufferPointer, rule: ListRule, into sink: any FlickrXMLSink,
+                            callerShare: Double? = nil) -> Result<String, FlickrParseError> {
+        mapReportingSplit(bytes, rule: rule, into: sink, callerShare: callerShare).result
+    }
+
+    /// ``map(_:rule:into:callerShare:)``, and whether the document was mapped in two parts (for
+    /// tests: a split is taken only when it checks).
+    package static func mapReportingSplit(_ bytes: UnsafeRawBufferPointer, rule: ListRule, into sink: any FlickrXMLSink,
+                                          callerShare: Double? = nil) -> (result: Result<String, FlickrParseError>, split: Bool) {
         let channel = Channel()
         let input = Input(bytes: bytes)
+        let split = Split(bytes, callerShare: callerShare ?? Self.callerShare(for: sink))
         // A new thread placed beside its creator makes the two take turns on one core (as slow
         // as one thread); Linux did that for stretches of 20 parses in a row. The parser keeps
         // off the building thread's CPU when it may run elsewhere (for its few milliseconds).
         let callerCPU = fx_current_cpu()
         ParsingThreads.shared.run {
             fx_avoid_cpu(callerCPU)
-            record(input.bytes, onto: channel)
+            record(input.bytes, split: split, onto: channel)
         }
-        return replayAll(channel, rule: rule, into: sink)
+        let rest = split.map { recordRest(of: input.bytes, at: $0) }
+        return replayAll(channel, rest: rest, rule: rule, into: sink)
     }
 
     /// Parses `bytes` onto the tape of `channel` (``fx_record``), which it closes with a done
-    /// or fail record.
-    private static func record(_ bytes: UnsafeRawBufferPointer, onto channel: Channel) {
+    /// or fail record — or, with a split, up to the split, with a split record.
+    private static func record(_ bytes: UnsafeRawBufferPointer, split: Split? = nil, onto channel: Channel) {
         var sink = fx_tape_sink(put: { ctx, chunk, count, last in
             let channel = Unmanaged<Channel>.fromOpaque(ctx!).takeUnretainedValue()
             channel.put(Chunk(base: UnsafeMutableRawPointer(chunk!), count: count), last: last != 0)
         }, ctx: Unmanaged.passUnretained(channel).toOpaque())
         withExtendedLifetime(channel) {
-            _ = fx_record(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, &sink,
-                          FlickrXMLTape.firstChunkBytes, FlickrXMLTape.chunkBytes)
+            let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
+            if let split {
+                withUnsafePointer(to: split.c) { c in
+                    _ = fx_record_split(base, bytes.count, c, &sink, FlickrXMLTape.firstChunkBytes, FlickrXMLTape.chunkBytes)
+                }
+            } else {
+                _ = fx_record(base, bytes.count, &sink, FlickrXMLTape.firstChunkBytes, FlickrXMLTape.chunkBytes)
+            }
         }
+    }
+
+    /// The part of `bytes` after the split, parsed here onto a tape of its own behind the open
+    /// elements' bare start tags; the verdict is given to the first part's parser at once.
+    private static func recordRest(of bytes: UnsafeRawBufferPointer, at split: Split) -> Rest {
+        var document: [UInt8] = []
+        document.reserveCapacity(split.prefix.count + bytes.count - split.offset)
+        document += split.prefix
+        document += UnsafeRawBufferPointer(rebasing: bytes[split.offset...])
+        let channel = Channel()
+        let rc = document.withUnsafeBytes { raw -> Int32 in
+            var sink = fx_tape_sink(put: { ctx, chunk, count, last in
+                let channel = Unmanaged<Channel>.fromOpaque(ctx!).takeUnretainedValue()
+                channel.put(Chunk(base: UnsafeMutableRawPointer(chunk!), count: count), last: last != 0)
+            }, ctx: Unmanaged.passUnretained(channel).toOpaque())
+            return withExtendedLifetime(channel) {
+                fx_record(raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count, &sink,
+                          FlickrXMLTape.chunkBytes, FlickrXMLTape.chunkBytes)
+            }
+        }
+        fx_set_verdict(split.verdict, rc == 0 ? 1 : 2)
+        var chunks: [Chunk] = []
+        while let chunk = channel.take() { chunks.append(chunk) }
+        return Rest(chunks: chunks, depth: split.depth, split: split)
+    }
+
+    /// Where a document is cut in two (CFlickrXML's `fx_find_split`): the offset of a start tag
+    /// near the end of the parsing thread's share, and the elements open there, which the part
+    /// after it is parsed behind (as bare start tags, their events not replayed). The parsing
+    /// thread checks at the offset that these are the elements open there, with no namespace
+    /// in scope and no transcoding, and that the part after it parsed; only then does it stop
+    /// there. Otherwise it parses on to the end and the second tape is dropped, so a document
+    /// maps as the one-thread path maps it, errors and their lines included.
+    final class Split: @unchecked Sendable {
+        /// The C face: offset, names, depth, and the verdict the parsing thread waits for.
+        var c: fx_split
+        let offset: Int
+        let depth: Int
+        /// The open elements as bare start tags: `<rsp><photos>`.
+        let prefix: [UInt8]
+        let verdict: UnsafeMutablePointer<Int32>
+        private let names: UnsafeMutablePointer<CChar>
+        private static let namesCapacity = 1024
+
+        /// A split of `bytes` leaving about `callerShare` of it after the cut; nil for no share
+        /// or when no place to cut is found.
+        init?(_ bytes: UnsafeRawBufferPointer, callerShare: Double) {
+            guard callerShare > 0, callerShare < 1, let base = bytes.baseAddress else { return nil }
+            let names = UnsafeMutablePointer<CChar>.allocate(capacity: Self.namesCapacity)
+            var offset = 0
+            var depth: Int32 = 0
+            let target = Int(Double(bytes.count) * (1 - callerShare))
+            guard fx_find_split(base.assumingMemoryBound(to: CChar.self), bytes.count, target, &offset, names,
+                                Self.namesCapacity, &depth) != 0, offset > 0 else {
+                names.deallocate()
+                return nil
+            }
+            var prefix: [UInt8] = []
+            var at = names
+            for _ in 0..<Int(depth) {
+                let name = String(cString: at)
+                prefix += Array("<\(name)>".utf8)
+                at += name.utf8.count + 1
+            }
+            verdict = .allocate(capacity: 1)
+            verdict.initialize(to: 0)
+            self.names = names
+            self.offset = offset
+            self.depth = Int(depth)
+            self.prefix = prefix
+            c = fx_split(offset: offset, names: UnsafePointer(names), depth: depth, verdict: verdict)
+        }
+
+        deinit {
+            names.deallocate()
+            verdict.deallocate()
+        }
+    }
+
+    /// The tape of the part after a split, replayed when the first part's tape ends at the split.
+    struct Rest {
+        let chunks: [Chunk]
+        /// The bare start tags it begins with, whose events are not replayed.
+        let depth: Int
+        /// Kept until the parsing thread is done (it reads the split's names and verdict).
+        let split: Split
     }
 
     /// The threads documents are parsed on, kept parked between documents: starting a thread
@@ -118,14 +243,25 @@ package enum FlickrXMLTape {
     /// Replays every chunk of `channel` into `sink` until the recorder closes it; the tape's
     /// outcome. Every chunk is taken and freed, also after a failure: the recorder must finish
     /// before the document goes.
-    private static func replayAll(_ channel: Channel, rule: ListRule, into sink: any FlickrXMLSink) -> Result<String, FlickrParseError> {
+    private static func replayAll(_ channel: Channel, rest: Rest? = nil, rule: ListRule,
+                                  into sink: any FlickrXMLSink) -> (result: Result<String, FlickrParseError>, split: Bool) {
         var outcome: Result<String, FlickrParseError>?
+        var second = false
         var replay = Replay(mapper: FlickrXMLMapper(rule: rule, sink: sink))
         while let chunk = channel.take() {
             if outcome == nil { outcome = replay.play(chunk) }
             free(chunk.base)  // malloc'd by fx_record
         }
-        return outcome ?? .failure(FlickrParseError(message: "the parsing thread ended without a result"))
+        if let rest {
+            // The first part ended at the split: the rest of the document is the second tape.
+            second = outcome == nil && replay.reachedSplit
+            if second { replay.beginSecondTape(skipping: rest.depth) }
+            for chunk in rest.chunks {
+                if second && outcome == nil { outcome = replay.play(chunk) }
+                free(chunk.base)
+            }
+        }
+        return (outcome ?? .failure(FlickrParseError(message: "the parsing thread ended without a result")), second)
     }
 
     /// The two sides of ``map(_:rule:into:)`` apart, on this thread (for `flickr-bench xml-floor`):
@@ -138,7 +274,7 @@ package enum FlickrXMLTape {
         let started = clock.now
         record(bytes, onto: channel)
         let parsed = clock.now
-        _ = try replayAll(channel, rule: rule, into: sink).get()
+        _ = try replayAll(channel, rule: rule, into: sink).result.get()
         return (parsed - started, clock.now - parsed)
     }
 
@@ -209,7 +345,7 @@ package enum FlickrXMLTape {
 
     /// The records of the tape (CFlickrXML's tape.c writes them).
     enum Op: UInt8 {
-        case name = 1, begin, text, end, done, fail
+        case name = 1, begin, text, end, done, fail, split
     }
 
     /// The calling thread's reader: replays the events through the mapping rules into the sink.
@@ -219,6 +355,15 @@ package enum FlickrXMLTape {
         /// whole document, as libxml2's interning gives the one-thread path (the mapper keys
         /// its caches by it). Freed with the replay.
         private var names: [UnsafeMutablePointer<CChar>] = []
+        /// Every name allocated (the second tape of a split reuses the first's by content).
+        private var owned: [UnsafeMutablePointer<CChar>] = []
+        /// The first tape's names by content, once a second tape is replayed: a name keeps one
+        /// pointer across both.
+        private var byContent: [String: UnsafeMutablePointer<CChar>] = [:]
+        /// Begin records still to pass over: the second tape's bare start tags.
+        private var skipBegins = 0
+        /// Whether the tape ended with a split record.
+        private(set) var reachedSplit = false
         /// One element's attributes in libxml2's layout (name, value start, value end), the
         /// values on the tape: rewritten for every element, so a plain buffer (grown when an
         /// element has more attributes than any before) rather than an array.
@@ -230,8 +375,17 @@ package enum FlickrXMLTape {
         }
 
         deinit {
-            for name in names { name.deallocate() }
+            for name in owned { name.deallocate() }
             triples.deallocate()
+        }
+
+        /// Makes ready for the second tape of a split: its tokens count from 0 again, its names
+        /// are the first tape's where they match, and its first `depth` begin records (the bare
+        /// start tags of the elements already open) are passed over.
+        mutating func beginSecondTape(skipping depth: Int) {
+            for name in names { byContent[String(cString: name)] = name }
+            names = []
+            skipBegins = depth
         }
 
         /// Replays one chunk; the outcome once the tape says done or fail, else nil.
@@ -253,10 +407,15 @@ package enum FlickrXMLTape {
                 switch op {
                 case .name?:
                     let text = slice(int())
+                    if !byContent.isEmpty, let known = byContent[String(decoding: text, as: UTF8.self)] {
+                        names.append(known)
+                        continue
+                    }
                     let name = UnsafeMutablePointer<CChar>.allocate(capacity: text.count + 1)
                     if let source = text.baseAddress { UnsafeMutableRawPointer(name).copyMemory(from: source, byteCount: text.count) }
                     name[text.count] = 0
                     names.append(name)
+                    owned.append(name)
                 case .begin?:
                     let element = names[int()]
                     let count = int()
@@ -273,6 +432,10 @@ package enum FlickrXMLTape {
                         triples[3 * i + 1] = UnsafePointer(start)
                         triples[3 * i + 2] = UnsafePointer(start + length)
                     }
+                    if skipBegins > 0 {
+                        skipBegins -= 1
+                        continue
+                    }
                     mapper.startElement(element, attributes: FlickrXMLAttributes(base: triples.baseAddress, count: count))
                 case .text?:
                     mapper.characters(slice(int()))
@@ -281,6 +444,9 @@ package enum FlickrXMLTape {
                 case .done?:
                     guard let root = mapper.rootName else { return .failure(FlickrParseError(message: "no root element")) }
                     return .success(root)
+                case .split?:
+                    reachedSplit = true
+                    return nil
                 case .fail?:
                     let line = int()
                     return .failure(FlickrXMLParser.failure(message: String(decoding: slice(int()), as: UTF8.self), line: line))
