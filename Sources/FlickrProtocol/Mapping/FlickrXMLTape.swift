@@ -76,10 +76,7 @@ package enum FlickrXMLTape {
     /// Parses `bytes` onto the tape of `channel` (``fx_record``), which it closes with a done
     /// or fail record — or, with a split, up to the split, with a split record.
     private static func record(_ bytes: UnsafeRawBufferPointer, split: Split? = nil, onto channel: Channel) {
-        var sink = fx_tape_sink(put: { ctx, chunk, count, last in
-            let channel = Unmanaged<Channel>.fromOpaque(ctx!).takeUnretainedValue()
-            channel.put(Chunk(base: UnsafeMutableRawPointer(chunk!), count: count), last: last != 0)
-        }, ctx: Unmanaged.passUnretained(channel).toOpaque())
+        var sink = tapeSink(channel)
         withExtendedLifetime(channel) {
             let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
             if let split {
@@ -92,6 +89,15 @@ package enum FlickrXMLTape {
         }
     }
 
+    /// Where `fx_record` hands its chunks: onto `channel` (which the caller keeps alive while
+    /// recording).
+    private static func tapeSink(_ channel: Channel) -> fx_tape_sink {
+        fx_tape_sink(put: { ctx, chunk, count, last in
+            let channel = Unmanaged<Channel>.fromOpaque(ctx!).takeUnretainedValue()
+            channel.put(Chunk(base: UnsafeMutableRawPointer(chunk!), count: count), last: last != 0)
+        }, ctx: Unmanaged.passUnretained(channel).toOpaque())
+    }
+
     /// The part of `bytes` after the split, parsed here onto a tape of its own behind the open
     /// elements' bare start tags; the verdict is given to the first part's parser at once.
     private static func recordRest(of bytes: UnsafeRawBufferPointer, at split: Split) -> Rest {
@@ -101,10 +107,7 @@ package enum FlickrXMLTape {
         document += UnsafeRawBufferPointer(rebasing: bytes[split.offset...])
         let channel = Channel()
         let rc = document.withUnsafeBytes { raw -> Int32 in
-            var sink = fx_tape_sink(put: { ctx, chunk, count, last in
-                let channel = Unmanaged<Channel>.fromOpaque(ctx!).takeUnretainedValue()
-                channel.put(Chunk(base: UnsafeMutableRawPointer(chunk!), count: count), last: last != 0)
-            }, ctx: Unmanaged.passUnretained(channel).toOpaque())
+            var sink = tapeSink(channel)
             return withExtendedLifetime(channel) {
                 fx_record(raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count, &sink,
                           FlickrXMLTape.chunkBytes, FlickrXMLTape.chunkBytes)
@@ -125,7 +128,7 @@ package enum FlickrXMLTape {
     /// maps as the one-thread path maps it, errors and their lines included.
     final class Split: @unchecked Sendable {
         /// The C face: offset, names, depth, and the verdict the parsing thread waits for.
-        var c: fx_split
+        let c: fx_split
         let offset: Int
         let depth: Int
         /// The open elements as bare start tags: `<rsp><photos>`.
