@@ -237,6 +237,11 @@ static size_t fx_name_end(const unsigned char *b, size_t len, size_t i) {
     return i;
 }
 
+/* Whether the name ending at b[end] names a tag: space, '/' or '>' follows it. */
+static int fx_tag_name_ends(const unsigned char *b, size_t len, size_t end) {
+    return end < len && (fx_space(b[end]) || b[end] == '/' || b[end] == '>');
+}
+
 /* The position after the first `needle` at or past i, or 0. */
 static size_t fx_after(const unsigned char *b, size_t len, size_t i, const char *needle) {
     size_t n = strlen(needle);
@@ -247,7 +252,7 @@ static size_t fx_after(const unsigned char *b, size_t len, size_t i, const char 
 
 int fx_find_split(const char *bytes, size_t len, size_t target, size_t *offset, char *names, size_t names_cap, int *depth) {
     const unsigned char *b = (const unsigned char *)bytes;
-    /* The first start tag at or past target (its name ends in space, '/' or '>'). */
+    /* The first start tag at or past target. */
     size_t at = target;
     for (;;) {
         if (at >= len || at - target > 65536) return 0;
@@ -258,7 +263,7 @@ int fx_find_split(const char *bytes, size_t len, size_t target, size_t *offset, 
         at++;
     }
     size_t name_end = fx_name_end(b, len, at + 1);
-    if (name_end >= len || !(fx_space(b[name_end]) || b[name_end] == '/' || b[name_end] == '>')) return 0;
+    if (!fx_tag_name_ends(b, len, name_end)) return 0;
     size_t name_len = name_end - at - 1;
     /* The open elements at the first element of that name, from the tags before it: a guess the
        parser of the first part checks before it stops (fx_stop_at_split). Comments and processing
@@ -290,8 +295,7 @@ int fx_find_split(const char *bytes, size_t len, size_t target, size_t *offset, 
         }
         if (!fx_name_start(c)) return 0;
         size_t start = i + 1, end = fx_name_end(b, len, start);
-        if (end - start == name_len && memcmp(b + start, b + at + 1, name_len) == 0 && end < len
-            && (fx_space(b[end]) || b[end] == '/' || b[end] == '>')) break;
+        if (end - start == name_len && memcmp(b + start, b + at + 1, name_len) == 0 && fx_tag_name_ends(b, len, end)) break;
         /* To the tag's end, over quoted values; a namespace declaration ends the search. */
         size_t j = end;
         while (j < len && b[j] != '>') {

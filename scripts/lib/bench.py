@@ -50,6 +50,15 @@ def alternate(sides, rounds=ROUNDS):
     return figures
 
 
+def median_side(name, cmd, key, results):
+    """A side for alternate() from a command printing JSON: each run's JSON kept in
+    results[name], its figure the median of the list under `key`."""
+    def run():
+        results[name].append(run_json(cmd))
+        return statistics.median(results[name][-1][key])
+    return (name, run)
+
+
 def rounds_text(figures, names, fmt):
     """The rounds of each side, e.g. "rounds: Python 19.8/20.1/…, Swift 4.4/4.6/…"."""
     return "rounds: " + ", ".join("%s %s" % (label, "/".join(fmt % x for x in figures[key])) for label, key in names)
@@ -67,13 +76,8 @@ def xml_row(bench, tmp, runs):
     xml = os.path.join(tmp, "photos.xml")
     subprocess.run(PY + ["gen", xml], check=True, timeout=120)
     results = {"swift": [], "python": []}
-
-    def measure(name, cmd):
-        def run():
-            results[name].append(run_json(cmd))
-            return statistics.median(results[name][-1]["runs_ms"])
-        return (name, run)
-    medians = alternate([measure("python", PY + ["xml", xml, str(runs)]), measure("swift", [bench, "xml", xml, str(runs)])])
+    medians = alternate([median_side("python", PY + ["xml", xml, str(runs)], "runs_ms", results),
+                         median_side("swift", [bench, "xml", xml, str(runs)], "runs_ms", results)])
     ours, theirs = statistics.median(medians["swift"]), statistics.median(medians["python"])
     best = {k: min(r["best_ms"] for r in v) for k, v in results.items()}
     one_thread = min(r["one_thread_best_ms"] for r in results["swift"])

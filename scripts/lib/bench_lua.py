@@ -17,7 +17,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench import ROUNDS, alternate, rounds_text  # noqa: E402
+from bench import ROUNDS, alternate, median_side, rounds_text  # noqa: E402
 PY = [sys.executable, os.path.join(HERE, "bench_python.py")]
 
 
@@ -36,14 +36,8 @@ def main():
         xml = os.path.join(tmp, "photos.xml")
         subprocess.run(PY + ["gen", xml], check=True)
         results = {"lua": [], "python": []}
-
-        def measure(name, cmd, key):
-            def run():
-                results[name].append(run_json(cmd))
-                return statistics.median(results[name][-1][key])
-            return (name, run)
-        medians = alternate([measure("python", PY + ["xml", xml, str(args.runs)], "runs_ms"),
-                             measure("lua", [bench, "lua-map", xml, str(args.runs)], "direct_runs_ms")])
+        medians = alternate([median_side("python", PY + ["xml", xml, str(args.runs)], "runs_ms", results),
+                             median_side("lua", [bench, "lua-map", xml, str(args.runs)], "direct_runs_ms", results)])
     maps, pys = results["lua"], results["python"]
     lua = maps[0]
     name = "XML → Lua tables, %.1f MB, %d photos (median of %d)" % (lua["bytes"] / 1e6, lua["photos"], args.runs)

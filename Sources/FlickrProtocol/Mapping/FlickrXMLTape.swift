@@ -116,7 +116,7 @@ package enum FlickrXMLTape {
         fx_set_verdict(split.verdict, rc == 0 ? 1 : 2)
         var chunks: [Chunk] = []
         while let chunk = channel.take() { chunks.append(chunk) }
-        return Rest(chunks: chunks, depth: split.depth, split: split)
+        return Rest(chunks: chunks, split: split)
     }
 
     /// Where a document is cut in two (CFlickrXML's `fx_find_split`): the offset of a start tag
@@ -129,8 +129,10 @@ package enum FlickrXMLTape {
     final class Split: @unchecked Sendable {
         /// The C face: offset, names, depth, and the verdict the parsing thread waits for.
         let c: fx_split
-        let offset: Int
-        let depth: Int
+        /// Where the cut is: the '<' of a start tag.
+        var offset: Int { c.offset }
+        /// How many elements are open there.
+        var depth: Int { Int(c.depth) }
         /// The open elements as bare start tags: `<rsp><photos>`.
         let prefix: [UInt8]
         let verdict: UnsafeMutablePointer<Int32>
@@ -160,8 +162,6 @@ package enum FlickrXMLTape {
             verdict = .allocate(capacity: 1)
             verdict.initialize(to: 0)
             self.names = names
-            self.offset = offset
-            self.depth = Int(depth)
             self.prefix = prefix
             c = fx_split(offset: offset, names: UnsafePointer(names), depth: depth, verdict: verdict)
         }
@@ -175,9 +175,8 @@ package enum FlickrXMLTape {
     /// The tape of the part after a split, replayed when the first part's tape ends at the split.
     struct Rest {
         let chunks: [Chunk]
-        /// The bare start tags it begins with, whose events are not replayed.
-        let depth: Int
-        /// Kept until the parsing thread is done (it reads the split's names and verdict).
+        /// Where it begins, with its bare start tags (`split.depth`, not replayed); kept until
+        /// the parsing thread is done (it reads the split's names and verdict).
         let split: Split
     }
 
@@ -258,7 +257,7 @@ package enum FlickrXMLTape {
         if let rest {
             // The first part ended at the split: the rest of the document is the second tape.
             second = outcome == nil && replay.reachedSplit
-            if second { replay.beginSecondTape(skipping: rest.depth) }
+            if second { replay.beginSecondTape(skipping: rest.split.depth) }
             for chunk in rest.chunks {
                 if second && outcome == nil { outcome = replay.play(chunk) }
                 free(chunk.base)

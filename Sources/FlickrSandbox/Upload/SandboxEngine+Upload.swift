@@ -300,20 +300,21 @@ final class UploadSink: @unchecked Sendable {
     func close() async throws {
         try await flush()
         _ = try await finishWriting()
-        if fd >= 0 {
-            Foundation.close(fd)
-            fd = -1
-        }
+        closeDescriptor()
     }
 
     /// Drops the file: after the write in flight is over (the descriptor must not close under
     /// it), whatever it came to.
     func discard() async {
         _ = try? await finishWriting()
-        if fd >= 0 {
-            Foundation.close(fd)
-            fd = -1
-        }
+        closeDescriptor()
         try? FileManager.default.removeItem(at: url)
+    }
+
+    /// Closes the file, once no write is in flight.
+    private func closeDescriptor() {
+        guard fd >= 0 else { return }
+        Foundation.close(fd)
+        fd = -1
     }
 }
