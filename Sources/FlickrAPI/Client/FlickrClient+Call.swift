@@ -228,7 +228,7 @@ extension FlickrClient {
             spec.url = url + (url.utf8.contains(UInt8(ascii: "?")) ? "&" : "?") + query
         } else {
             spec.headers.append(("Content-Type", "application/x-www-form-urlencoded"))
-            spec.body = .bytes(ByteBuffer(string: query))
+            spec.body = .whole(ByteBuffer(string: query))
         }
         // Only a trace shows it: masking every parameter costs more than the rest of the signing.
         if logger.logLevel <= .trace { spec.redactedSummary = Self.summary(verb: verb, url: url, signed: signed) }

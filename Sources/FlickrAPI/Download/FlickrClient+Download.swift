@@ -68,7 +68,7 @@ extension FlickrClient {
         if let customTransport { return try await downloadOnce(from: url, to: path, through: customTransport, progress: progress) }
         var request = HTTPClientRequest(url: url)
         request.method = .GET
-        request.headers.replaceOrAdd(name: "User-Agent", value: "SwiftFlickr/0.1")
+        request.headers.replaceOrAdd(name: "User-Agent", value: HTTPTransport.userAgent)
         let timeout = context.uploadTimeout
         logger.trace("→ GET \(url)")
         do {

@@ -56,7 +56,7 @@ public struct FlickrTransportRequest: Sendable {
                                    timeout: timeout, redactedSummary: "\(httpMethod) \(endpoint)")
         if httpMethod == "POST" {
             spec.headers.append(("Content-Type", "application/x-www-form-urlencoded"))
-            spec.body = .bytes(ByteBuffer(string: query))
+            spec.body = .whole(ByteBuffer(string: query))
         } else if !query.isEmpty {
             spec.url = endpoint + (endpoint.contains("?") ? "&" : "?") + query
         }

@@ -10,7 +10,7 @@ struct HTTPRequestSpec: Sendable {
     var method: HTTPMethod
     var url: String
     var headers: [(String, String)] = []
-    var body: HTTPClientRequest.Body?
+    var body: Body?
     var timeout: Double
     /// For traces: the request with secrets masked.
     var redactedSummary: String
@@ -21,6 +21,13 @@ struct HTTPRequestSpec: Sendable {
     var endpoint = ""
     var parameters: [(String, String)] = []
     var file: FlickrTransportFile?
+
+    /// What follows the head: a body known in full before sending (a form), or one streamed
+    /// as it is read (an upload).
+    enum Body: Sendable {
+        case whole(ByteBuffer)
+        case streamed(HTTPClientRequest.Body)
+    }
 }
 
 /// What came back.
@@ -46,10 +53,22 @@ struct HTTPTransport: Sendable {
     /// script's first lines) should not wait for.
     init(client: HTTPClient? = nil) {
         given = client
+        givenHome = client?.eventLoopGroup.next()
     }
 
     /// The client requests go through.
     var client: HTTPClient { given ?? Self.sharedClient }
+
+    /// The event loop of the given client that runs this transport's whole-body requests.
+    private let givenHome: (any EventLoop)?
+
+    /// The event loop that runs the delegate of this transport's whole-body requests and gets
+    /// the connections made for them (`sendWhole`).
+    var homeLoop: any EventLoop { givenHome ?? Self.sharedHome }
+
+    /// The shared client's event loop for whole-body requests: one for every transport that uses
+    /// the shared client, so that their keep-alive connections are found where they are asked for.
+    static let sharedHome: any EventLoop = sharedClient.eventLoopGroup.next()
 
     /// The process-wide client every ``FlickrClient`` shares unless given its own: keep-alive
     /// pool, redirects followed, and a refused connection reported at once (the retry policy, not
@@ -70,28 +89,65 @@ struct HTTPTransport: Sendable {
     }()
 
     func send(_ spec: HTTPRequestSpec, method flickrMethod: String?) async throws(FlickrError) -> HTTPResult {
-        var request = HTTPClientRequest(url: spec.url)
-        request.method = spec.method
-        for (k, v) in spec.headers { request.headers.add(name: k, value: v) }
-        request.headers.replaceOrAdd(name: "User-Agent", value: "SwiftFlickr/0.1")
-        if let body = spec.body { request.body = body }
         do {
             try Task.checkCancellation()
             let deadline = NIODeadline.now() + .milliseconds(Int64(spec.timeout * 1000))
-            let response = try await client.execute(request, deadline: deadline)
-            // The deadline covers the body too: AsyncHTTPClient's ends with the head, and an
-            // answer that stalls halfway would otherwise wait for the server forever.
-            let limit = maxBodyBytes
-            let bytes = try await Self.watched(by: .deadline(deadline), on: client.eventLoopGroup.any(),
-                                               timeoutError: { HTTPClientError.deadlineExceeded }) { _ in
-                var buffer = try await response.body.collect(upTo: limit)
-                return buffer.readBytes(length: buffer.readableBytes) ?? []
-            }
-            return HTTPResult(status: Int(response.status.code), headers: response.headers, body: bytes)
+            if case .streamed(let body) = spec.body { return try await sendStreaming(spec, body: body, deadline: deadline) }
+            return try await sendWhole(spec, deadline: deadline)
         } catch {
             throw Self.map(error, method: flickrMethod, timeout: spec.timeout, url: spec.url)
         }
     }
+
+    /// A request whose body (if any) is in memory: AsyncHTTPClient's delegate interface, the
+    /// answer gathered on the event loop, one resumption of the caller when it is complete.
+    ///
+    /// Why not `execute(_:deadline:)` as for streamed bodies: that interface starts an
+    /// unstructured Task per request (its cancellation actor), which wakes a pool thread, and its
+    /// body is an async sequence read in a task group beside a watchdog. Here the deadline is
+    /// the client's own and covers the body; no task is made. From a `flickr -e` loop against a
+    /// loopback server that answers at once, that was a tenth of a call.
+    ///
+    /// The delegate runs on one event loop per transport (``homeLoop``), which also gets the
+    /// connections made for it, so a call is not handed from one event loop to the other.
+    private func sendWhole(_ spec: HTTPRequestSpec, deadline: NIODeadline) async throws -> HTTPResult {
+        var headers = HTTPHeaders(spec.headers)
+        headers.replaceOrAdd(name: "User-Agent", value: Self.userAgent)
+        var body: HTTPClient.Body?
+        if case .whole(let bytes) = spec.body { body = .byteBuffer(bytes) }
+        let request = try HTTPClient.Request(url: spec.url, method: spec.method, headers: headers, body: body)
+        let task = client.execute(request: request, delegate: ResponseAccumulator(request: request, maxBodySize: maxBodyBytes),
+                                  eventLoop: .delegate(on: homeLoop), deadline: deadline)
+        let response = try await withTaskCancellationHandler {
+            try await task.futureResult.get()
+        } onCancel: {
+            task.cancel()
+        }
+        var bytes = response.body ?? ByteBuffer()
+        return HTTPResult(status: Int(response.status.code), headers: response.headers,
+                          body: bytes.readBytes(length: bytes.readableBytes) ?? [])
+    }
+
+    /// A request whose body is streamed (an upload): AsyncHTTPClient's async interface, the
+    /// answer read under the same deadline (its own ends with the head).
+    private func sendStreaming(_ spec: HTTPRequestSpec, body: HTTPClientRequest.Body, deadline: NIODeadline) async throws -> HTTPResult {
+        var request = HTTPClientRequest(url: spec.url)
+        request.method = spec.method
+        for (k, v) in spec.headers { request.headers.add(name: k, value: v) }
+        request.headers.replaceOrAdd(name: "User-Agent", value: Self.userAgent)
+        request.body = body
+        let response = try await client.execute(request, deadline: deadline)
+        // An answer that stalls halfway would otherwise wait for the server forever.
+        let limit = maxBodyBytes
+        let bytes = try await Self.watched(by: .deadline(deadline), on: client.eventLoopGroup.any(),
+                                           timeoutError: { HTTPClientError.deadlineExceeded }) { _ in
+            var buffer = try await response.body.collect(upTo: limit)
+            return buffer.readBytes(length: buffer.readableBytes) ?? []
+        }
+        return HTTPResult(status: Int(response.status.code), headers: response.headers, body: bytes)
+    }
+
+    static let userAgent = "SwiftFlickr/0.1"
 
     /// Transport failures → error kinds a user can act on, each a sentence naming the server
     /// (`host:port` of `url`) and what to check.
@@ -130,7 +186,7 @@ struct HTTPTransport: Sendable {
             notSent.requestNotSent = true
             return notSent
         }
-        if error is NIOTooManyBytesError {
+        if error is NIOTooManyBytesError || error is ResponseAccumulator.ResponseTooBigError {
             return FlickrError(kind: .http, message: "response larger than the client accepts", method: method)
         }
         if let e = error as? IOError, e.errnoCode == ECONNREFUSED {

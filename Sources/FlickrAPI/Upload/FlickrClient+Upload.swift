@@ -206,7 +206,7 @@ extension FlickrClient {
         let body = MultipartBody(fields: signed.parameters, filename: filename, mimeType: mime, contentLength: length,
                                  content: content, progress: progress)
         var request = HTTPRequestSpec(method: .POST, url: url, headers: signed.headers + [("Content-Type", body.contentType)],
-                                      body: .stream(body, length: body.totalLength.map { .known($0) } ?? .unknown),
+                                      body: .streamed(.stream(body, length: body.totalLength.map { .known($0) } ?? .unknown)),
                                       timeout: ctx.uploadTimeout, redactedSummary: "", signedBaseString: signed.baseString)
         request.endpoint = url
         request.parameters = signed.parameters
