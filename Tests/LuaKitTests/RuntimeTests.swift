@@ -64,6 +64,37 @@ import FlickrTestSupport
         #expect(r == [20, "123", 10])
     }
 
+    /// The Lua thread's wait spins for a short while (200 µs, CLuaShim's `LK_SPIN_NS`) before it
+    /// sleeps: answers that come at once, during the spin, at its end and after it, from other
+    /// threads, must each be taken once — none lost (the loop would hang), none taken twice (a
+    /// wait would return early with another call's answer).
+    @Test func answersAroundTheSpinAreTakenOnce() async throws {
+        let r = try await withLua { L in
+            L.push(function: "later") { call in
+                let us = try call.integer(1)
+                return .await(LuaAsync({ () async throws -> Int64 in
+                    if us > 0 { try await Task.sleep(for: .microseconds(us)) }
+                    return us
+                }) { state, v in
+                    state.push(v)
+                    return 1
+                })
+            }
+            L.setGlobal("later")
+            return try L.run("""
+                local sum, expected = 0, 0
+                for i = 1, 3000 do
+                  local us = (i * 37) % 600
+                  if i % 5 == 0 then us = 0 end
+                  sum = sum + later(us)
+                  expected = expected + us
+                end
+                return sum, expected
+                """)
+        }
+        #expect(r.count == 2 && r[0] == r[1], "\(r)")
+    }
+
     /// The scheduler keeps up to `concurrency` calls in flight: counted, not timed (a timing
     /// depends on how busy the machine is; FlickrLuaTests times flickr.map against the sandbox).
     @Test func schedulerOverlapsAsyncCalls() async throws {

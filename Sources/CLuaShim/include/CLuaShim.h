@@ -159,7 +159,8 @@ void lk_sigint_release(lk_host *h, int interrupted);
 
 /* Async-signal-safe: wakes the Lua thread (sem_post). */
 void lk_host_wake(lk_host *h);
-/* Sleeps until woken (sem_wait, retried on EINTR). */
+/* Sleeps until woken (sem_wait, retried on EINTR), after spinning up to 200 us for a wake-up
+ * that comes soon (host.c, LK_SPIN_NS). */
 void lk_host_sleep(lk_host *h);
 /* Sleeps until woken or `seconds` have passed; 1 if woken, 0 on the timeout. */
 int lk_host_sleep_for(lk_host *h, double seconds);
