@@ -105,8 +105,12 @@ struct HTTPTransport: Sendable {
     /// Why not `execute(_:deadline:)` as for streamed bodies: that interface starts an
     /// unstructured Task per request (its cancellation actor), which wakes a pool thread, and its
     /// body is an async sequence read in a task group beside a watchdog. Here the deadline is
-    /// the client's own and covers the body; no task is made. From a `flickr -e` loop against a
-    /// loopback server that answers at once, that was a tenth of a call.
+    /// the client's own and covers the body; no task is made.
+    ///
+    /// Why the request is started on the event loop (one hand-over), not from the caller's
+    /// thread: started from outside, its deadline timer, its queueing, its connection's write and
+    /// the caller's callback each hand a job to the loop, and each wakes the loop's thread —
+    /// five wake-ups before the request went out, each preempting the caller on its CPU.
     ///
     /// The delegate runs on one event loop per transport (``homeLoop``), which also gets the
     /// connections made for it, so a call is not handed from one event loop to the other.
@@ -116,12 +120,19 @@ struct HTTPTransport: Sendable {
         var body: HTTPClient.Body?
         if case .whole(let bytes) = spec.body { body = .byteBuffer(bytes) }
         let request = try HTTPClient.Request(url: spec.url, method: spec.method, headers: headers, body: body)
-        let task = client.execute(request: request, delegate: ResponseAccumulator(request: request, maxBodySize: maxBodyBytes),
-                                  eventLoop: .delegate(on: homeLoop), deadline: deadline)
+        let (client, loop, limit) = (self.client, homeLoop, maxBodyBytes)
+        let pending = PendingExchange()
         let response = try await withTaskCancellationHandler {
-            try await task.futureResult.get()
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPClient.Response, any Error>) in
+                loop.execute {
+                    let task = client.execute(request: request, delegate: ResponseAccumulator(request: request, maxBodySize: limit),
+                                              eventLoop: .delegate(on: loop), deadline: deadline)
+                    task.futureResult.whenComplete { continuation.resume(with: $0) }
+                    if !pending.keep(task) { task.cancel() }
+                }
+            }
         } onCancel: {
-            task.cancel()
+            pending.cancel()
         }
         var bytes = response.body ?? ByteBuffer()
         return HTTPResult(status: Int(response.status.code), headers: response.headers,
