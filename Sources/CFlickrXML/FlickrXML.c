@@ -101,6 +101,10 @@ static void fx_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
         attrs[3 * i + 1] = (const char *)attributes[5 * i + 3];
         attrs[3 * i + 2] = (const char *)attributes[5 * i + 4];
     }
+    if (s->handlers->reached) {
+        xmlParserInputPtr in = s->parser->input;
+        *s->handlers->reached = (size_t)in->consumed + (size_t)(in->cur - in->base);
+    }
     s->handlers->start_element(s->ctx, (const char *)localname, nb_attributes, attrs);
     if (heap) xmlFree(heap);
 }

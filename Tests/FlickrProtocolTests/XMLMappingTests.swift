@@ -116,6 +116,34 @@ import FlickrTestSupport
     /// elements open there are not those open at the first element of its name, under a
     /// namespace, or in a transcoded document; an error on either side of it is reported with the
     /// one-thread path's message and line.
+    /// The tape's chunks shrink towards the end of the document, by how far the parser is in it:
+    /// a list whose attribute names are long (the tape much smaller than the XML) ended on a
+    /// chunk of 37 kB after full 64 KiB ones when the end was judged from the tape's bytes.
+    @Test func theTapesLastChunksAreSmall() {
+        let photos = (0..<3000).map {
+            "<photo id=\"\($0)\" owner=\"12345678@N0\($0 % 8)\" secret=\"0123456789\" server=\"65535\" dateupload=\"16000\($0)\" "
+                + "ispublic=\"1\" isfriend=\"0\" isfamily=\"0\" license=\"\($0 % 10)\" originalformat=\"jpg\" />\n"
+        }.joined()
+        let doc = Array(("<rsp stat=\"ok\"><photos page=\"1\">\n" + photos + "</photos></rsp>").utf8)
+        final class Sizes: @unchecked Sendable { var all: [Int] = [] }
+        let sizes = Sizes()
+        var sink = fx_tape_sink(put: { ctx, chunk, count, _ in
+            Unmanaged<Sizes>.fromOpaque(ctx!).takeUnretainedValue().all.append(count)
+            free(chunk)
+        }, ctx: Unmanaged.passUnretained(sizes).toOpaque())
+        let first = 8 * 1024, chunk = 64 * 1024
+        let rc = withExtendedLifetime(sizes) {
+            doc.withUnsafeBytes { fx_record($0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count, &sink, first, chunk) }
+        }
+        #expect(rc == 0)
+        let tape = sizes.all.reduce(0, +)
+        #expect(tape < doc.count * 9 / 10, "tape \(tape) bytes for \(doc.count) of XML")
+        #expect(sizes.all.count > 4 && sizes.all.max() ?? 0 <= chunk + 4096, "\(sizes.all)")
+        // Each chunk near the end is at most half of what was left, and none less than the first
+        // but the last: the last two are small.
+        #expect(sizes.all.suffix(2).allSatisfy { $0 <= 2 * first }, "\(sizes.all)")
+    }
+
     @Test func aDocumentCutInTwoMapsAsOne() throws {
         func one(_ doc: [UInt8]) -> Result<FlickrNode, FlickrParseError> {
             doc.withUnsafeBytes { raw in

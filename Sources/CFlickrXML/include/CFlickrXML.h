@@ -17,6 +17,9 @@ typedef struct fx_handlers {
     void (*start_element)(void *ctx, const char *name, int nattrs, const char **attrs);
     void (*end_element)(void *ctx);
     void (*characters)(void *ctx, const char *text, int len);
+    /* If not NULL: set before each start_element to the parser's offset in the document (its
+     * start tag's end), for a handler that wants to know how much is left. */
+    size_t *reached;
 } fx_handlers;
 
 /* Parses len bytes. Returns 0 on success; otherwise writes a message (and line) and returns -1.

@@ -61,7 +61,7 @@ public enum FlickrXMLParser {
     /// Parses `bytes`, reporting every event to `handler`.
     public static func parse(_ bytes: UnsafeRawBufferPointer, handler: any FlickrXMLEventHandler) throws(FlickrParseError) {
         guard let start = bytes.baseAddress, !bytes.isEmpty else { throw FlickrParseError(message: "empty document") }
-        var handlers = fx_handlers(start_element: saxStartElement, end_element: saxEndElement, characters: saxCharacters)
+        var handlers = fx_handlers(start_element: saxStartElement, end_element: saxEndElement, characters: saxCharacters, reached: nil)
         var message = [CChar](repeating: 0, count: 256)
         var line: Int32 = 0
         let box = HandlerBox(handler)

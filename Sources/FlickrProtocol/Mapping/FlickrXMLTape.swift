@@ -23,8 +23,17 @@ package enum FlickrXMLTape {
     /// Documents from this size on take the two-thread path (below it, handing the document
     /// over costs more than the overlap gains).
     package static let threshold = FlickrXML.defaultPipelineThreshold
-    /// Chunk size: big enough that handing over is rare, small enough that replay starts soon.
+    /// Chunk size for a tree: big enough that handing over is rare, small enough that replay
+    /// starts soon.
     package static let chunkBytes = 64 * 1024
+    /// Chunk size for other sinks (Lua tables), whose replay takes about as long as the parse,
+    /// so that the building thread stays about a chunk behind the parser to the end: what it
+    /// still has to replay once the parse is over is about the last full chunk. With 64 KiB
+    /// chunks that was ~230 us of the 1.1 MB list (a 64 KiB chunk took ~300 us to replay while
+    /// the parser went on); 16 KiB: 1.1 MB list 4.0-4.16 ms against 4.17-4.35 (lower six of 8
+    /// alternating runs, medians of 9), 200 500-photo pages from a flickr -e loop against the
+    /// sink 821-861/s against 726-806/s. A tree replays in half the parse's time and lost ~3 %.
+    package static let tableChunkBytes = 16 * 1024
     /// The first chunk goes over sooner: until it does, the building thread has nothing to do
     /// (a 64 KiB first chunk kept it waiting for about a twentieth of a 1 MB parse).
     package static let firstChunkBytes = 8 * 1024
@@ -39,6 +48,11 @@ package enum FlickrXMLTape {
     /// For other sinks (Lua tables): none yet — their replay costs about as much as the parse,
     /// so the calling thread has no time to parse as well.
     package static let otherCallerShare = 0.0
+
+    /// The chunk size for `sink` (see ``tableChunkBytes``).
+    static func chunkBytes(for sink: any FlickrXMLSink) -> Int {
+        sink is FlickrTreeSink ? chunkBytes : tableChunkBytes
+    }
 
     /// The calling thread's share of the parse for `sink` (see ``treeCallerShare``).
     static func callerShare(for sink: any FlickrXMLSink) -> Double {
@@ -65,9 +79,10 @@ package enum FlickrXMLTape {
         // as one thread); Linux did that for stretches of 20 parses in a row. The parser keeps
         // off the building thread's CPU when it may run elsewhere (for its few milliseconds).
         let callerCPU = fx_current_cpu()
+        let chunk = chunkBytes(for: sink)
         ParsingThreads.shared.run {
             fx_avoid_cpu(callerCPU)
-            record(input.bytes, split: split, onto: channel)
+            record(input.bytes, split: split, chunk: chunk, onto: channel)
         }
         let rest = split.map { recordRest(of: input.bytes, at: $0) }
         return replayAll(channel, rest: rest, rule: rule, into: sink)
@@ -75,16 +90,16 @@ package enum FlickrXMLTape {
 
     /// Parses `bytes` onto the tape of `channel` (``fx_record``), which it closes with a done
     /// or fail record — or, with a split, up to the split, with a split record.
-    private static func record(_ bytes: UnsafeRawBufferPointer, split: Split? = nil, onto channel: Channel) {
+    private static func record(_ bytes: UnsafeRawBufferPointer, split: Split? = nil, chunk: Int, onto channel: Channel) {
         var sink = tapeSink(channel)
         withExtendedLifetime(channel) {
             let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
             if let split {
                 withUnsafePointer(to: split.c) { c in
-                    _ = fx_record_split(base, bytes.count, c, &sink, FlickrXMLTape.firstChunkBytes, FlickrXMLTape.chunkBytes)
+                    _ = fx_record_split(base, bytes.count, c, &sink, FlickrXMLTape.firstChunkBytes, chunk)
                 }
             } else {
-                _ = fx_record(base, bytes.count, &sink, FlickrXMLTape.firstChunkBytes, FlickrXMLTape.chunkBytes)
+                _ = fx_record(base, bytes.count, &sink, FlickrXMLTape.firstChunkBytes, chunk)
             }
         }
     }
@@ -274,7 +289,7 @@ package enum FlickrXMLTape {
         let channel = Channel()
         let clock = ContinuousClock()
         let started = clock.now
-        record(bytes, onto: channel)
+        record(bytes, chunk: chunkBytes(for: sink), onto: channel)
         let parsed = clock.now
         _ = try replayAll(channel, rule: rule, into: sink).result.get()
         return (parsed - started, clock.now - parsed)
