@@ -12,10 +12,11 @@ extension HTTPTransport {
     /// the transfer. The timer is gone when this returns, whichever way.
     ///
     /// Why child tasks (the transfer, and one waiting on the watchdog's ``TransferAlarm``) and
-    /// not an unstructured `Task`: children inherit the caller's task executor, so a call from
-    /// Lua reads its answer on the Lua thread that waits for it (LuaThreadExecutor) instead of
-    /// waking a pool thread and then the Lua thread again. Against a loopback server that
-    /// answers at once, the unstructured task cost about a seventh of a Lua call.
+    /// not an unstructured `Task`: children inherit the caller's task executor, so a transfer
+    /// started from Lua (an upload's answer, a download) is read on the Lua thread that waits
+    /// for it (LuaThreadExecutor) instead of waking a pool thread and then the Lua thread again.
+    /// Against a loopback server that answers at once, the unstructured task cost about a
+    /// seventh of a Lua call (API calls have since left this path: `sendWhole`).
     static func watched<T: Sendable>(by limit: TransferWatchdog.Limit, on loop: any EventLoop,
                                      timeoutError: @escaping @Sendable () -> any Error,
                                      _ transfer: @escaping @Sendable (_ touch: @escaping @Sendable () -> Void) async throws -> T)

@@ -158,6 +158,7 @@ struct HTTPTransport: Sendable {
         return HTTPResult(status: Int(response.status.code), headers: response.headers, body: bytes)
     }
 
+    /// The User-Agent every request sends (downloads too).
     static let userAgent = "SwiftFlickr/0.1"
 
     /// Transport failures → error kinds a user can act on, each a sentence naming the server
