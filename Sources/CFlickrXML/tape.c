@@ -201,8 +201,7 @@ int fx_record(const char *bytes, size_t len, const fx_tape_sink *sink, size_t fi
 int fx_record_split(const char *bytes, size_t len, const fx_split *split, const fx_tape_sink *sink,
                     size_t first_chunk, size_t chunk) {
     fx_recorder r = { .sink = sink, .base = fx_alloc(chunk), .capacity = chunk, .hand_over = first_chunk,
-                      .chunk = chunk, .first = first_chunk, .length = split ? split->offset : len,
-                      };
+                      .chunk = chunk, .first = first_chunk, .length = split ? split->offset : len };
     fx_alloc_names(&r, 256);
     const fx_handlers handlers = { fx_record_start, fx_record_end, fx_record_text, &r.reached };
     char message[256] = { 0 };

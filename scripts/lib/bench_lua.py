@@ -8,7 +8,6 @@ Swift tree (the path of JSON answers and of LuaState.push(flickrNode:)). A third
 says where the direct row's time goes: each side of its two-thread mapping alone, and stock Lua's own
 part of it (flickr-bench lua-map's lua_floor_ms: the same tables from values already split)."""
 import argparse
-import json
 import statistics
 import os
 import subprocess
@@ -19,11 +18,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from bench import ROUNDS, alternate, median_side, rounds_text  # noqa: E402
 PY = [sys.executable, os.path.join(HERE, "bench_python.py")]
-
-
-def run_json(cmd):
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=600).stdout
-    return json.loads(out.strip().splitlines()[-1])
 
 
 def main():

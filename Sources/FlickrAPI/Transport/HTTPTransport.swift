@@ -115,11 +115,9 @@ struct HTTPTransport: Sendable {
     /// The delegate runs on one event loop per transport (``homeLoop``), which also gets the
     /// connections made for it, so a call is not handed from one event loop to the other.
     private func sendWhole(_ spec: HTTPRequestSpec, deadline: NIODeadline) async throws -> HTTPResult {
-        var headers = HTTPHeaders(spec.headers)
-        headers.replaceOrAdd(name: "User-Agent", value: Self.userAgent)
         var body: HTTPClient.Body?
         if case .whole(let bytes) = spec.body { body = .byteBuffer(bytes) }
-        let request = try HTTPClient.Request(url: spec.url, method: spec.method, headers: headers, body: body)
+        let request = try HTTPClient.Request(url: spec.url, method: spec.method, headers: Self.headers(of: spec), body: body)
         let (client, loop, limit) = (self.client, homeLoop, maxBodyBytes)
         let pending = PendingExchange()
         let response = try await withTaskCancellationHandler {
@@ -144,8 +142,7 @@ struct HTTPTransport: Sendable {
     private func sendStreaming(_ spec: HTTPRequestSpec, body: HTTPClientRequest.Body, deadline: NIODeadline) async throws -> HTTPResult {
         var request = HTTPClientRequest(url: spec.url)
         request.method = spec.method
-        for (k, v) in spec.headers { request.headers.add(name: k, value: v) }
-        request.headers.replaceOrAdd(name: "User-Agent", value: Self.userAgent)
+        request.headers = Self.headers(of: spec)
         request.body = body
         let response = try await client.execute(request, deadline: deadline)
         // An answer that stalls halfway would otherwise wait for the server forever.
@@ -160,6 +157,13 @@ struct HTTPTransport: Sendable {
 
     /// The User-Agent every request sends (downloads too).
     static let userAgent = "SwiftFlickr/0.1"
+
+    /// The headers `spec` is sent with: its own, and the User-Agent.
+    private static func headers(of spec: HTTPRequestSpec) -> HTTPHeaders {
+        var headers = HTTPHeaders(spec.headers)
+        headers.replaceOrAdd(name: "User-Agent", value: userAgent)
+        return headers
+    }
 
     /// Transport failures → error kinds a user can act on, each a sentence naming the server
     /// (`host:port` of `url`) and what to check.
