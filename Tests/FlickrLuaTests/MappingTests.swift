@@ -85,6 +85,37 @@ import FlickrTestSupport
         #expect(broken == "parse (stack kept)")
     }
 
+    /// A large photo list, which the two-thread path cuts in two (the Lua thread parses its
+    /// last share, FlickrXMLTape.tableCallerShare; FlickrProtocolTests checks that the cut is
+    /// taken for such a list), gives the tree's tables; so does a list where it cannot be taken
+    /// (a start tag inside a comment past the cut).
+    @Test func aListCutInTwoGivesTheTreesTables() async throws {
+        func photos(_ range: Range<Int>) -> String {
+            range.map { "\t<photo id=\"\($0)\" title=\"t &amp; \($0) caf\u{e9}\" ispublic=\"1\"><tag>x\($0) &lt;</tag></photo>\n" }.joined()
+        }
+        let head = "<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"ok\">\n<photos page=\"1\">\n"
+        let tail = "</photos>\n<empty/>\n</rsp>\n"
+        let documents = [head + photos(0..<3_000) + tail,
+                         head + photos(0..<2_500) + "<!-- " + photos(2_500..<2_600) + " -->\n" + photos(2_600..<3_000) + tail]
+        let lua = try LuaRuntime()
+        defer { lua.close() }
+        let outcomes = try await lua.perform { L -> [(Bool, LuaValue)] in
+            try documents.map { doc in
+                let bytes = Array(doc.utf8)
+                #expect(bytes.count > FlickrXMLTape.threshold)
+                try L.push(flickrNode: try FlickrXML.parse(bytes))
+                let fromTree = try L.value(at: -1)
+                L.pop()
+                try bytes.withUnsafeBytes { try L.push(flickrXML: $0) }
+                let fromTape = try L.value(at: -1)
+                L.setGlobal("r")
+                return (fromTree == fromTape, try L.run("return #r.photos.photo").first ?? .nil)
+            }
+        }
+        #expect(outcomes.map(\.0) == [true, true])
+        #expect(outcomes.map(\.1) == [3_000, 2_900])
+    }
+
     @Test func rulesOfTheMapping() async throws {
         let lua = try LuaRuntime()
         defer { lua.close() }

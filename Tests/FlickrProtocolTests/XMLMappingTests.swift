@@ -195,6 +195,46 @@ import FlickrTestSupport
         }
     }
 
+    /// Every event a sink sees, names spelled out: what any sink (Lua tables) builds from.
+    final class EventSink: FlickrXMLSink {
+        var names: [String] = []
+        var events: [String] = []
+        func makeName(_ name: String) -> Int { names.append(name); return names.count - 1 }
+        func begin(element: Int, attributes: FlickrXMLSinkAttributes) {
+            var event = "<" + names[element]
+            for i in 0..<attributes.count {
+                attributes.withValue(at: i) { event += " \(names[attributes.tokens[i]])=" + String(decoding: $0, as: UTF8.self) }
+            }
+            events.append(event)
+        }
+        func end(element: Int, text: UnsafeRawBufferPointer?, emptyList: Int?, placement: FlickrXMLPlacement) {
+            events.append("/\(names[element]) \(placement)" + (emptyList.map { " +[\(names[$0])]" } ?? "")
+                          + (text.map { " '" + String(decoding: $0, as: UTF8.self) } ?? ""))
+        }
+    }
+
+    /// A sink other than the tree (Lua tables) also has its calling thread parse a share of a
+    /// large list (``FlickrXMLTape/tableCallerShare``): the list is cut in two by default, and
+    /// the sink sees the events that one thread gives it, in order.
+    @Test func otherSinksGetTheirListCutInTwo() throws {
+        var doc = "<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"ok\">\n<photos page=\"1\" total=\"3000\">\n"
+        for i in 0..<3_000 {
+            doc += "\t<photo id=\"\(i)\" title=\"t &amp; \(i) caf\u{e9}\" ispublic=\"1\"><tag>x\(i) &lt;</tag></photo>\n"
+        }
+        doc += "</photos>\n<empty/>\n</rsp>\n"
+        let bytes = Array(doc.utf8)
+        #expect(bytes.count > FlickrXMLTape.threshold)
+        #expect(FlickrXMLTape.tableCallerShare > 0)
+        let one = EventSink()
+        let oneRoot = try bytes.withUnsafeBytes { raw in try FlickrXMLMapper.map(raw, rule: MethodCatalog.listRule, into: one) }
+        let cut = EventSink()
+        let (result, split) = bytes.withUnsafeBytes { FlickrXMLTape.mapReportingSplit($0, rule: MethodCatalog.listRule, into: cut) }
+        #expect(split, "the default share for a sink other than the tree cuts a large list")
+        #expect(try result.get() == oneRoot)
+        #expect(cut.events.count == one.events.count && cut.events.count > 9_000)
+        #expect(cut.events == one.events, "first difference: \(zip(cut.events, one.events).first { $0 != $1 }.map { "\($0)" } ?? "none")")
+    }
+
     /// The tape's chunks: a small first one (the replay starts soon), full ones in the middle,
     /// then each about half of what is left, so that the last — which the building thread
     /// replays after parsing is over — is small; each goes over at the first record past its fill.

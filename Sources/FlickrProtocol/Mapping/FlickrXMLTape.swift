@@ -14,11 +14,13 @@ import Synchronization
 /// the recording in Swift it took 4.2 ms of the 1.1 MB list of scripts/bench, libxml2 alone
 /// 3.45. The record layout is described in CFlickrXML's tape.c.
 ///
-/// For a tree, whose replay takes less than half the parse, the calling thread also parses: the
-/// document is cut at a start tag (``Split``), the parsing thread parses up to it and this thread
-/// the rest onto a tape of its own, then replays the first tape and the second. The 1.1 MB list
-/// then maps in 3.3 ms where parsing it alone onto a tape takes 3.9 (medians of 20, this VM at
-/// full speed: 4.1 ms before).
+/// The calling thread also parses a share of the document, as long as its replay takes less
+/// time than the parse: the document is cut at a start tag (``Split``), the parsing thread
+/// parses up to it and this thread the rest onto a tape of its own, then replays the first tape
+/// and the second. For a tree (replay less than half the parse) the 1.1 MB list then maps in
+/// 3.3 ms where parsing it alone onto a tape takes 3.9 (medians of 20, this VM at full speed:
+/// 4.1 ms before); Lua tables, whose replay takes nearly as long as the parse, take a small
+/// share (``tableCallerShare``).
 package enum FlickrXMLTape {
     /// Documents from this size on take the two-thread path (below it, handing the document
     /// over costs more than the overlap gains).
@@ -45,18 +47,23 @@ package enum FlickrXMLTape {
     /// about max((1 - s)·P, s·P + (1 - s)·R) + s·R for share s, least near s = (P - R)/(2P - R);
     /// P 3.9 ms and R 1.75 ms on the 1.1 MB list of scripts/bench give 0.36.
     package static let treeCallerShare = 0.36
-    /// For other sinks (Lua tables): none yet — their replay costs about as much as the parse,
-    /// so the calling thread has no time to parse as well.
-    package static let otherCallerShare = 0.0
+    /// For other sinks (Lua tables), whose replay takes nearly as long as the parse (R 3.0-3.5
+    /// ms against P 3.9 on the 1.1 MB list), the same model gives (P - R)/(2P - R) = 0.09-0.2:
+    /// this thread parses the last ~15 % while the parsing thread records the first chunks, then
+    /// replays a backlog it catches up with by the end of the parse. Shares 0, 0.1, 0.15 and 0.2
+    /// in turns in one process (80 runs each, three times, the machine slow and noisy that day):
+    /// medians 10.99-11.02 ms with none, 10.43-10.64 with 0.15.
+    package static let tableCallerShare = 0.15
 
     /// The chunk size for `sink` (see ``tableChunkBytes``).
     static func chunkBytes(for sink: any FlickrXMLSink) -> Int {
         sink is FlickrTreeSink ? chunkBytes : tableChunkBytes
     }
 
-    /// The calling thread's share of the parse for `sink` (see ``treeCallerShare``).
+    /// The calling thread's share of the parse for `sink` (see ``treeCallerShare`` and
+    /// ``tableCallerShare``).
     static func callerShare(for sink: any FlickrXMLSink) -> Double {
-        sink is FlickrTreeSink ? treeCallerShare : otherCallerShare
+        sink is FlickrTreeSink ? treeCallerShare : tableCallerShare
     }
 
     /// Parses `bytes` on another thread and replays the events into `sink` on this one; the
