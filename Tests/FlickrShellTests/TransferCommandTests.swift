@@ -84,9 +84,10 @@ struct TransferCommandTests {
     func uploadInterruptedOffATerminal() async throws {
         let (sandbox, env) = try await startSandbox(latency: 1000)  // each request waits 1 s: files stay in flight a while
         defer { sandbox.process.terminate() }
-        // Twelve files, each at least a second: the stop must come well before the last, also
-        // when the machine is slow to deliver the signal.
-        let count = 12
+        // Forty files, each at least a second: the stop must come well before the last, also
+        // when the machine is slow to deliver the signal or this test to see the lines (with
+        // twelve, a fresh-clone CI rehearsal on a slow day saw all twelve go up first).
+        let count = 40
         for i in 0..<count { try write("batch/img\(i).jpg", Self.jpeg(3_000 + i)) }
         let batch = dir.appendingPathComponent("batch").path
         let upload = try InteractiveProcess(world.flickr, ["upload", batch, "--set", "Halfway"], environment: env)
