@@ -90,12 +90,8 @@ import FlickrTestSupport
     /// taken for such a list), gives the tree's tables; so does a list where it cannot be taken
     /// (a start tag inside a comment past the cut).
     @Test func aListCutInTwoGivesTheTreesTables() async throws {
-        func photos(_ range: Range<Int>) -> String {
-            range.map { "\t<photo id=\"\($0)\" title=\"t &amp; \($0) caf\u{e9}\" ispublic=\"1\"><tag>x\($0) &lt;</tag></photo>\n" }.joined()
-        }
-        let head = "<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"ok\">\n<photos page=\"1\">\n"
-        let tail = "</photos>\n<empty/>\n</rsp>\n"
-        let documents = [head + photos(0..<3_000) + tail,
+        let (head, tail, photos) = (PhotoListXML.head, PhotoListXML.tail, PhotoListXML.photos)
+        let documents = [PhotoListXML.document(photos: 3_000),
                          head + photos(0..<2_500) + "<!-- " + photos(2_500..<2_600) + " -->\n" + photos(2_600..<3_000) + tail]
         let lua = try LuaRuntime()
         defer { lua.close() }

@@ -159,11 +159,7 @@ import FlickrTestSupport
                 return name == "rsp" ? root : .map(FlickrMap(keys: [name], values: [root]))
             }, split)
         }
-        func photos(_ range: Range<Int>) -> String {
-            range.map { "\t<photo id=\"\($0)\" title=\"t &amp; \($0) é\"><tag>x\($0) &lt;</tag></photo>\n" }.joined()
-        }
-        let head = "<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"ok\">\n<photos page=\"1\">\n"
-        let tail = "</photos>\n</rsp>\n"
+        let (head, tail, photos) = (PhotoListXML.head, PhotoListXML.tail, PhotoListXML.photos)
         let cases: [(what: String, doc: String, share: Double, split: Bool)] = [
             ("a list", head + photos(0..<2000) + tail, 0.36, true),
             ("text, CDATA, a comment and entities after the cut",
@@ -217,12 +213,7 @@ import FlickrTestSupport
     /// large list (``FlickrXMLTape/tableCallerShare``): the list is cut in two by default, and
     /// the sink sees the events that one thread gives it, in order.
     @Test func otherSinksGetTheirListCutInTwo() throws {
-        var doc = "<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"ok\">\n<photos page=\"1\" total=\"3000\">\n"
-        for i in 0..<3_000 {
-            doc += "\t<photo id=\"\(i)\" title=\"t &amp; \(i) caf\u{e9}\" ispublic=\"1\"><tag>x\(i) &lt;</tag></photo>\n"
-        }
-        doc += "</photos>\n<empty/>\n</rsp>\n"
-        let bytes = Array(doc.utf8)
+        let bytes = Array(PhotoListXML.document(photos: 3_000).utf8)
         #expect(bytes.count > FlickrXMLTape.threshold)
         #expect(FlickrXMLTape.tableCallerShare > 0)
         let one = EventSink()
