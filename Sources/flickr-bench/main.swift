@@ -3,6 +3,7 @@
 //   flickr-bench lua-map FILE RUNS      parse + build Lua tables (what a flickr.* call returns); then each side of the
 //                                       direct mapping alone, and stock Lua's own part (the tables from values already split)
 //   flickr-bench xml-floor FILE RUNS    the floors: libxml2 with empty callbacks; the mapping rules into an empty sink
+//   flickr-bench xml-pair FILE RUNS     the machine's second CPU now: one-thread mappings alone, then two at once
 //   flickr-bench lua-errors N           N errors raised by Swift functions holding objects (release check)
 //   flickr-bench upload URL KEY SECRET TOKEN TOKEN_SECRET FILE
 //   flickr-bench calls URL KEY SECRET TOKEN TOKEN_SECRET N
@@ -22,6 +23,7 @@ struct Bench {
             switch a.count > 1 ? a[1] : "" {
             case "xml" where a.count == 4: try xml(file: a[2], runs: Int(a[3]) ?? 5)
             case "xml-floor" where a.count == 4: try xmlFloor(file: a[2], runs: Int(a[3]) ?? 5)
+            case "xml-pair" where a.count == 4: try xmlPair(file: a[2], runs: Int(a[3]) ?? 5)
             case "lua-map" where a.count == 4: try await luaMap(file: a[2], runs: Int(a[3]) ?? 5)
             case "lua-errors" where a.count == 3: try await luaErrors(Int(a[2]) ?? 100_000)
             case "upload" where a.count == 8: try await upload(url: a[2], key: a[3], secret: a[4], token: a[5], tokenSecret: a[6], file: a[7])
@@ -124,6 +126,42 @@ struct Bench {
         }
         print("{\"parser_ms\": \(parser * 1000), \"mapper_ms\": \(mapper * 1000), \"tape_parse_ms\": \(tapeParse * 1000), "
               + "\"tape_replay_tree_ms\": \(tapeReplay * 1000), \"bytes\": \(data.count)}")
+    }
+
+    /// What a second CPU gives now: the one-thread mapping (no second thread of its own) timed
+    /// alone `runs` times, then on two threads at once, `runs` times each. On a machine with two
+    /// whole CPUs the two at once take each about as long as one alone; on one whose second vCPU
+    /// the host does not run (this VM, in spells of minutes), twice as long. The two-thread XML
+    /// rows can gain only what this shows: `second_cpu` is 2 × alone / together − 1, 1 for a
+    /// whole second CPU, 0 for none.
+    static func xmlPair(file: String, runs: Int) throws {
+        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+        let rule = MethodCatalog.listRule
+        /// The milliseconds of `n` one-thread mappings, one after the other.
+        @Sendable func times(_ n: Int) -> [Double] {
+            let clock = ContinuousClock()
+            return data.withUnsafeBytes { raw in
+                (0..<n).map { _ in
+                    seconds(clock.measure { _ = try? FlickrXML.parse(raw, rule: rule, pipelineThreshold: .max) }) * 1000
+                }
+            }
+        }
+        try data.withUnsafeBytes { raw in
+            try warmUp { _ = try FlickrXML.parse(raw, rule: rule, pipelineThreshold: .max) }
+        }
+        let alone = times(max(1, runs))
+        final class Both: @unchecked Sendable {
+            let lock = NSLock()
+            var times: [Double] = []
+        }
+        let both = Both()
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            let mine = times(max(1, runs))
+            both.lock.withLock { both.times += mine }
+        }
+        func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+        let (a, t) = (median(alone), median(both.times))
+        print("{\"alone_ms\": \(a), \"together_ms\": \(t), \"second_cpu\": \(2 * a / t - 1)}")
     }
 
     /// The XML mapped into Lua tables on the Lua thread, both ways FlickrLua can:

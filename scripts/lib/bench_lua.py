@@ -6,7 +6,8 @@ Two rows: tables built straight from the parser's callbacks (what flickr.* calls
 answers, through FlickrClient.callBody; also flickr.parse_xml) and tables built from the parsed
 Swift tree (the path of JSON answers and of LuaState.push(flickrNode:)). A third line, with no goal,
 says where the direct row's time goes: each side of its two-thread mapping alone, and stock Lua's own
-part of it (flickr-bench lua-map's lua_floor_ms: the same tables from values already split)."""
+part of it (flickr-bench lua-map's lua_floor_ms: the same tables from values already split); a fourth,
+what a second CPU added in the same rounds (bench.py's pair_row)."""
 import argparse
 import statistics
 import os
@@ -16,7 +17,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench import ROUNDS, alternate, median_side, rounds_text  # noqa: E402
+from bench import ROUNDS, alternate, median_side, pair_row, pair_side, rounds_text  # noqa: E402
 PY = [sys.executable, os.path.join(HERE, "bench_python.py")]
 
 
@@ -29,9 +30,10 @@ def main():
     with tempfile.TemporaryDirectory(prefix="flickr-bench-lua-") as tmp:
         xml = os.path.join(tmp, "photos.xml")
         subprocess.run(PY + ["gen", xml], check=True)
-        results = {"lua": [], "python": []}
+        results = {"lua": [], "python": [], "pair": []}
         medians = alternate([median_side("python", PY + ["xml", xml, str(args.runs)], "runs_ms", results),
-                             median_side("lua", [bench, "lua-map", xml, str(args.runs)], "direct_runs_ms", results)])
+                             median_side("lua", [bench, "lua-map", xml, str(args.runs)], "direct_runs_ms", results),
+                             pair_side(bench, xml, args.runs, results)])
     maps, pys = results["lua"], results["python"]
     lua = maps[0]
     name = "XML → Lua tables, %.1f MB, %d photos (median of %d)" % (lua["bytes"] / 1e6, lua["photos"], args.runs)
@@ -67,6 +69,8 @@ def main():
           " — Python ET+dict's median is %.2f× that part alone"
           % (args.runs * ROUNDS, *(min(m[k] for m in maps) for k in ("parse_side_ms", "replay_side_ms", "lua_floor_ms")),
              py_ms / min(m["lua_floor_ms"] for m in maps)))
+    label, figures, verdict, _ = pair_row(medians, results, args.runs)
+    print("%s: %s  →  %s" % (label, figures, verdict))
 
 if __name__ == "__main__":
     main()
