@@ -4,6 +4,7 @@
 //                                       direct mapping alone, and stock Lua's own part (the tables from values already split)
 //   flickr-bench xml-floor FILE RUNS    the floors: libxml2 with empty callbacks; the mapping rules into an empty sink
 //   flickr-bench xml-pair FILE RUNS     the machine's second CPU now: one-thread mappings alone, then two at once
+//   flickr-bench xml-share FILE RUNS    XML → tree with the learned share against the fixed one, in turns in one process
 //   flickr-bench lua-errors N           N errors raised by Swift functions holding objects (release check)
 //   flickr-bench upload URL KEY SECRET TOKEN TOKEN_SECRET FILE
 //   flickr-bench calls URL KEY SECRET TOKEN TOKEN_SECRET N
@@ -23,6 +24,7 @@ struct Bench {
             switch a.count > 1 ? a[1] : "" {
             case "xml" where a.count == 4: try xml(file: a[2], runs: Int(a[3]) ?? 5)
             case "xml-floor" where a.count == 4: try xmlFloor(file: a[2], runs: Int(a[3]) ?? 5)
+            case "xml-share" where a.count == 4: try xmlShare(file: a[2], runs: Int(a[3]) ?? 5)
             case "xml-pair" where a.count == 4: try xmlPair(file: a[2], runs: Int(a[3]) ?? 5)
             case "lua-map" where a.count == 4: try await luaMap(file: a[2], runs: Int(a[3]) ?? 5)
             case "lua-errors" where a.count == 3: try await luaErrors(Int(a[2]) ?? 100_000)
@@ -162,6 +164,36 @@ struct Bench {
         func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
         let (a, t) = (median(alone), median(both.times))
         print("{\"alone_ms\": \(a), \"together_ms\": \(t), \"second_cpu\": \(2 * a / t - 1)}")
+    }
+
+    /// The calling thread's share of a two-thread mapping as it is learned (FlickrXMLTape's
+    /// ShareModel) against the fixed share it starts from (treeCallerShare), in turns in one
+    /// process, `runs` of each after 20 untimed; the medians and quartiles, and the learned
+    /// share every 10 turns. The learned share pays where the host slows one vCPU (a fixed share
+    /// then waits for the slow thread); with both at full speed the two should tie.
+    static func xmlShare(file: String, runs: Int) throws {
+        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+        let rule = MethodCatalog.listRule
+        let clock = ContinuousClock()
+        var times: [[Double]] = [[], []]
+        var shares: [Double] = []
+        data.withUnsafeBytes { raw in
+            for _ in 0..<20 { _ = FlickrXMLTape.map(raw, rule: rule, into: FlickrTreeSink()) }
+            for r in 0..<max(1, runs) {
+                for turn in 0..<2 {
+                    let learned = (turn + r) % 2 == 1
+                    let share = learned ? nil : FlickrXMLTape.treeCallerShare
+                    let d = clock.measure { _ = FlickrXMLTape.map(raw, rule: rule, into: FlickrTreeSink(), callerShare: share) }
+                    times[learned ? 1 : 0].append(seconds(d) * 1000)
+                }
+                if r % 10 == 0 { shares.append(FlickrXMLTape.callerShare(for: FlickrTreeSink())) }
+            }
+        }
+        func quartiles(_ v: [Double]) -> [Double] {
+            let s = v.sorted()
+            return [s[s.count / 4], s[s.count / 2], s[3 * s.count / 4]]
+        }
+        print("{\"fixed_ms\": \(quartiles(times[0])), \"learned_ms\": \(quartiles(times[1])), \"learned_shares\": \(shares)}")
     }
 
     /// The XML mapped into Lua tables on the Lua thread, both ways FlickrLua can:

@@ -32,12 +32,15 @@ int fx_parse(const char *bytes, size_t len, const fx_handlers *handlers, void *c
  * the open elements `names` (`depth` of them, outermost first, each NUL-terminated), no
  * namespace in scope and no transcoding, and the other part — `names` as bare start tags, then
  * the document from `offset` — parsed (`*verdict` 1; 2 when it failed; 0 until it is known,
- * which the first part waits for). Otherwise the first part is parsed to the end as usual. */
+ * which the first part waits for). Otherwise the first part is parsed to the end as usual.
+ * `waited_ns`, when not NULL, gets the nanoseconds the first part waited for the verdict: its
+ * parse's own time is the rest (FlickrXMLTape learns each thread's speed from them). */
 typedef struct fx_split {
     size_t offset;
     const char *names;
     int depth;
     int *verdict;
+    long long *waited_ns;
 } fx_split;
 
 /* fx_parse with a split: returns 1 when it stopped at the split (no event from `offset` on). */

@@ -20,7 +20,8 @@ import Synchronization
 /// and the second. For a tree (replay less than half the parse) the 1.1 MB list then maps in
 /// 3.3 ms where parsing it alone onto a tape takes 3.9 (medians of 20, this VM at full speed:
 /// 4.1 ms before); Lua tables, whose replay takes nearly as long as the parse, take a small
-/// share (``tableCallerShare``).
+/// share (``tableCallerShare``). The share follows the speeds each thread shows (``ShareModel``):
+/// when the host slows one vCPU, the other thread parses more.
 package enum FlickrXMLTape {
     /// Documents from this size on take the two-thread path (below it, handing the document
     /// over costs more than the overlap gains).
@@ -45,25 +46,21 @@ package enum FlickrXMLTape {
     /// parses up to it and the calling thread the rest, then replays both. The calling thread's
     /// part is the smaller because it also replays the whole: parse P, replay R, it ends at
     /// about max((1 - s)·P, s·P + (1 - s)·R) + s·R for share s, least near s = (P - R)/(2P - R);
-    /// P 3.9 ms and R 1.75 ms on the 1.1 MB list of scripts/bench give 0.36.
+    /// P 3.9 ms and R 1.75 ms on the 1.1 MB list of scripts/bench give 0.36. The share a
+    /// process starts with; then its tree model's (``ShareModel``).
     package static let treeCallerShare = 0.36
     /// For other sinks (Lua tables), whose replay takes nearly as long as the parse (R 3.0-3.5
     /// ms against P 3.9 on the 1.1 MB list), the same model gives (P - R)/(2P - R) = 0.09-0.2:
     /// this thread parses the last ~15 % while the parsing thread records the first chunks, then
     /// replays a backlog it catches up with by the end of the parse. Shares 0, 0.1, 0.15 and 0.2
     /// in turns in one process (80 runs each, three times, the machine slow and noisy that day):
-    /// medians 10.99-11.02 ms with none, 10.43-10.64 with 0.15.
+    /// medians 10.99-11.02 ms with none, 10.43-10.64 with 0.15. The share a process starts
+    /// with; then its model's for these sinks (``ShareModel``).
     package static let tableCallerShare = 0.15
 
     /// The chunk size for `sink` (see ``tableChunkBytes``).
     static func chunkBytes(for sink: any FlickrXMLSink) -> Int {
         sink is FlickrTreeSink ? chunkBytes : tableChunkBytes
-    }
-
-    /// The calling thread's share of the parse for `sink` (see ``treeCallerShare`` and
-    /// ``tableCallerShare``).
-    static func callerShare(for sink: any FlickrXMLSink) -> Double {
-        sink is FlickrTreeSink ? treeCallerShare : tableCallerShare
     }
 
     /// Parses `bytes` on another thread and replays the events into `sink` on this one; the
@@ -76,11 +73,13 @@ package enum FlickrXMLTape {
     }
 
     /// ``map(_:rule:into:callerShare:)``, and whether the document was mapped in two parts (for
-    /// tests: a split is taken only when it checks).
+    /// tests: a split is taken only when it checks). Without a `callerShare`, the share is the
+    /// sink's model's (``ShareModel``), and each thread's speed in this document teaches it.
     package static func mapReportingSplit(_ bytes: UnsafeRawBufferPointer, rule: ListRule, into sink: any FlickrXMLSink,
                                           callerShare: Double? = nil) -> (result: Result<String, FlickrParseError>, split: Bool) {
         let channel = Channel()
         let input = Input(bytes: bytes)
+        let model = shareModelIndex(for: sink)
         let split = Split(bytes, callerShare: callerShare ?? Self.callerShare(for: sink))
         // A new thread placed beside its creator makes the two take turns on one core (as slow
         // as one thread); Linux did that for stretches of 20 parses in a row. The parser keeps
@@ -89,25 +88,37 @@ package enum FlickrXMLTape {
         let chunk = chunkBytes(for: sink)
         ParsingThreads.shared.run {
             fx_avoid_cpu(callerCPU)
+            channel.markStart()
             record(input.bytes, split: split, chunk: chunk, onto: channel)
         }
+        let clock = ContinuousClock()
+        let start = clock.now
         let rest = split.map { recordRest(of: input.bytes, at: $0) }
-        return replayAll(channel, rest: rest, rule: rule, into: sink)
+        let parsed = clock.now - start
+        let outcome = replayAll(channel, rest: rest, rule: rule, into: sink)
+        // What each thread's speed was in this document (the parsing thread's from its start to
+        // the tape's end, its wait for the verdict left out), taught before returning.
+        let parsing = channel.recordingTime.map { $0 - .nanoseconds(split?.waited.pointee ?? 0) }
+        learn(model, parse: parsing.flatMap { nanosecondsPerByte($0, outcome.split ? split?.offset ?? 0 : bytes.count) },
+              callerParse: split.flatMap { nanosecondsPerByte(parsed, bytes.count - $0.offset) },
+              replay: nanosecondsPerByte(outcome.replayTime, bytes.count))
+        return (outcome.result, outcome.split)
     }
 
     /// Parses `bytes` onto the tape of `channel` (``fx_record``), which it closes with a done
-    /// or fail record — or, with a split, up to the split, with a split record.
-    private static func record(_ bytes: UnsafeRawBufferPointer, split: Split? = nil, chunk: Int, onto channel: Channel) {
+    /// or fail record — or, with a split, up to the split, with a split record. Returns
+    /// fx_record's outcome: 0 parsed, 1 stopped at the split, -1 failed.
+    @discardableResult
+    private static func record(_ bytes: UnsafeRawBufferPointer, split: Split? = nil, chunk: Int, onto channel: Channel) -> Int32 {
         var sink = tapeSink(channel)
-        withExtendedLifetime(channel) {
+        return withExtendedLifetime(channel) {
             let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
             if let split {
-                withUnsafePointer(to: split.c) { c in
-                    _ = fx_record_split(base, bytes.count, c, &sink, FlickrXMLTape.firstChunkBytes, chunk)
+                return withUnsafePointer(to: split.c) { c in
+                    fx_record_split(base, bytes.count, c, &sink, FlickrXMLTape.firstChunkBytes, chunk)
                 }
-            } else {
-                _ = fx_record(base, bytes.count, &sink, FlickrXMLTape.firstChunkBytes, chunk)
             }
+            return fx_record(base, bytes.count, &sink, FlickrXMLTape.firstChunkBytes, chunk)
         }
     }
 
@@ -149,7 +160,8 @@ package enum FlickrXMLTape {
     /// there. Otherwise it parses on to the end and the second tape is dropped, so a document
     /// maps as the one-thread path maps it, errors and their lines included.
     final class Split: @unchecked Sendable {
-        /// The C face: offset, names, depth, and the verdict the parsing thread waits for.
+        /// The C face: offset, names, depth, the verdict the parsing thread waits for, and
+        /// where it says how long it waited.
         let c: fx_split
         /// Where the cut is: the '<' of a start tag.
         var offset: Int { c.offset }
@@ -158,6 +170,8 @@ package enum FlickrXMLTape {
         /// The open elements as bare start tags: `<rsp><photos>`.
         let prefix: [UInt8]
         let verdict: UnsafeMutablePointer<Int32>
+        /// Nanoseconds the parsing thread waited for the verdict (0 when it did not).
+        let waited: UnsafeMutablePointer<Int64>
         private let names: UnsafeMutablePointer<CChar>
         private static let namesCapacity = 1024
 
@@ -183,14 +197,17 @@ package enum FlickrXMLTape {
             }
             verdict = .allocate(capacity: 1)
             verdict.initialize(to: 0)
+            waited = .allocate(capacity: 1)
+            waited.initialize(to: 0)
             self.names = names
             self.prefix = prefix
-            c = fx_split(offset: offset, names: UnsafePointer(names), depth: depth, verdict: verdict)
+            c = fx_split(offset: offset, names: UnsafePointer(names), depth: depth, verdict: verdict, waited_ns: waited)
         }
 
         deinit {
             names.deallocate()
             verdict.deallocate()
+            waited.deallocate()
         }
     }
 
@@ -265,15 +282,24 @@ package enum FlickrXMLTape {
     }
 
     /// Replays every chunk of `channel` into `sink` until the recorder closes it; the tape's
-    /// outcome. Every chunk is taken and freed, also after a failure: the recorder must finish
-    /// before the document goes.
-    private static func replayAll(_ channel: Channel, rest: Rest? = nil, rule: ListRule,
-                                  into sink: any FlickrXMLSink) -> (result: Result<String, FlickrParseError>, split: Bool) {
+    /// outcome, and the time spent replaying (waits for chunks left out). Every chunk is taken
+    /// and freed, also after a failure: the recorder must finish before the document goes.
+    private static func replayAll(_ channel: Channel, rest: Rest? = nil, rule: ListRule, into sink: any FlickrXMLSink)
+        -> (result: Result<String, FlickrParseError>, split: Bool, replayTime: Duration) {
         var outcome: Result<String, FlickrParseError>?
         var second = false
         var replay = Replay(mapper: FlickrXMLMapper(rule: rule, sink: sink))
+        let clock = ContinuousClock()
+        var replayTime = Duration.zero
+        /// Plays `chunk` (while the outcome is open), timed.
+        func play(_ chunk: Chunk) {
+            guard outcome == nil else { return }
+            let start = clock.now
+            outcome = replay.play(chunk)
+            replayTime += clock.now - start
+        }
         while let chunk = channel.take() {
-            if outcome == nil { outcome = replay.play(chunk) }
+            play(chunk)
             free(chunk.base)  // malloc'd by fx_record
         }
         if let rest {
@@ -281,11 +307,11 @@ package enum FlickrXMLTape {
             second = outcome == nil && replay.reachedSplit
             if second { replay.beginSecondTape(skipping: rest.split.depth) }
             for chunk in rest.chunks {
-                if second && outcome == nil { outcome = replay.play(chunk) }
+                if second { play(chunk) }
                 free(chunk.base)
             }
         }
-        return (outcome ?? .failure(FlickrParseError(message: "the parsing thread ended without a result")), second)
+        return (outcome ?? .failure(FlickrParseError(message: "the parsing thread ended without a result")), second, replayTime)
     }
 
     /// The two sides of ``map(_:rule:into:)`` apart, on this thread (for `flickr-bench xml-floor`):
@@ -330,13 +356,32 @@ package enum FlickrXMLTape {
         private var closed = false
         /// Chunks put so far, plus one once closed: read without the lock while spinning.
         private let published = Atomic<Int>(0)
+        /// When the recorder began (``markStart()``) and when it closed the tape.
+        private var started: ContinuousClock.Instant?
+        private var closedAt: ContinuousClock.Instant?
         /// How long a taker spins before sleeping (well over the gap between two chunks, and
         /// about what a new thread can take to start on an idle vCPU).
         static let spinLimit: Duration = .milliseconds(2)
 
+        /// The recorder begins (on its thread, before its first chunk).
+        func markStart() {
+            condition.lock()
+            started = ContinuousClock.now
+            condition.unlock()
+        }
+
+        /// From the recorder's start to the tape's end, once both are known.
+        var recordingTime: Duration? {
+            condition.lock()
+            defer { condition.unlock() }
+            guard let started, let closedAt else { return nil }
+            return closedAt - started
+        }
+
         func put(_ chunk: Chunk, last: Bool) {
             condition.lock()
             chunks.append(chunk)
+            if last && !closed { closedAt = ContinuousClock.now }
             closed = closed || last
             published.store(chunks.count + (closed ? 1 : 0), ordering: .releasing)
             condition.signal()
