@@ -103,7 +103,7 @@ def xml_row(bench, tmp, runs):
                          median_side("swift", [bench, "xml", xml, str(runs)], "runs_ms", results),
                          pair_side(bench, xml, runs, results)])
     ours, theirs = statistics.median(medians["swift"]), statistics.median(medians["python"])
-    best = {k: min(r["best_ms"] for r in v) for k, v in results.items()}
+    best = {k: min(r["best_ms"] for r in results[k]) for k in ("swift", "python")}
     one_thread = min(r["one_thread_best_ms"] for r in results["swift"])
     # Where the time goes (no goal): libxml2's pass alone, each side of the two-thread mapping
     # alone, and the whole mapping on one thread. The two-thread path cuts the document at a
