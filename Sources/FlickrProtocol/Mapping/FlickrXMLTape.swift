@@ -97,28 +97,30 @@ package enum FlickrXMLTape {
         let parsed = clock.now - start
         let outcome = replayAll(channel, rest: rest, rule: rule, into: sink)
         // What each thread's speed was in this document (the parsing thread's from its start to
-        // the tape's end, its wait for the verdict left out), taught before returning.
-        let parsing = channel.recordingTime.map { $0 - .nanoseconds(split?.waited.pointee ?? 0) }
-        learn(model, parse: parsing.flatMap { nanosecondsPerByte($0, outcome.split ? split?.offset ?? 0 : bytes.count) },
-              callerParse: split.flatMap { nanosecondsPerByte(parsed, bytes.count - $0.offset) },
-              replay: nanosecondsPerByte(outcome.replayTime, bytes.count))
+        // the tape's end, its wait for the verdict left out), taught before returning; not from
+        // a document that failed, whose parse and replay stopped short of its end.
+        if case .success = outcome.result {
+            let parsing = channel.recordingTime.map { $0 - .nanoseconds(split?.waited.pointee ?? 0) }
+            learn(model, parse: parsing.flatMap { nanosecondsPerByte($0, outcome.split ? split?.offset ?? 0 : bytes.count) },
+                  callerParse: split.flatMap { nanosecondsPerByte(parsed, bytes.count - $0.offset) },
+                  replay: nanosecondsPerByte(outcome.replayTime, bytes.count))
+        }
         return (outcome.result, outcome.split)
     }
 
     /// Parses `bytes` onto the tape of `channel` (``fx_record``), which it closes with a done
-    /// or fail record — or, with a split, up to the split, with a split record. Returns
-    /// fx_record's outcome: 0 parsed, 1 stopped at the split, -1 failed.
-    @discardableResult
-    private static func record(_ bytes: UnsafeRawBufferPointer, split: Split? = nil, chunk: Int, onto channel: Channel) -> Int32 {
+    /// or fail record — or, with a split, up to the split, with a split record.
+    private static func record(_ bytes: UnsafeRawBufferPointer, split: Split? = nil, chunk: Int, onto channel: Channel) {
         var sink = tapeSink(channel)
-        return withExtendedLifetime(channel) {
+        withExtendedLifetime(channel) {
             let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
             if let split {
-                return withUnsafePointer(to: split.c) { c in
-                    fx_record_split(base, bytes.count, c, &sink, FlickrXMLTape.firstChunkBytes, chunk)
+                withUnsafePointer(to: split.c) { c in
+                    _ = fx_record_split(base, bytes.count, c, &sink, FlickrXMLTape.firstChunkBytes, chunk)
                 }
+            } else {
+                _ = fx_record(base, bytes.count, &sink, FlickrXMLTape.firstChunkBytes, chunk)
             }
-            return fx_record(base, bytes.count, &sink, FlickrXMLTape.firstChunkBytes, chunk)
         }
     }
 
