@@ -43,6 +43,11 @@ struct Bench {
         }
     }
 
+    /// The median of `values` (the upper one of an even count; 0 for none).
+    static func median(_ values: [Double]) -> Double {
+        values.isEmpty ? 0 : values.sorted()[values.count / 2]
+    }
+
     static func seconds(_ d: Duration) -> Double {
         Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
@@ -161,7 +166,6 @@ struct Bench {
             let mine = times(max(1, runs))
             both.lock.withLock { both.times += mine }
         }
-        func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
         let (a, t) = (median(alone), median(both.times))
         print("{\"alone_ms\": \(a), \"together_ms\": \(t), \"second_cpu\": \(2 * a / t - 1)}")
     }
@@ -433,7 +437,6 @@ struct Bench {
             each.append(seconds(clock.now - t) * 1000)
         }
         let elapsed = seconds(clock.now - start)
-        let median = each.isEmpty ? 0 : each.sorted()[each.count / 2]
-        print("{\"writes\": \(n), \"seconds\": \(elapsed), \"ms_per_write\": \(elapsed * 1000 / Double(n)), \"median_ms\": \(median)}")
+        print("{\"writes\": \(n), \"seconds\": \(elapsed), \"ms_per_write\": \(elapsed * 1000 / Double(n)), \"median_ms\": \(median(each))}")
     }
 }

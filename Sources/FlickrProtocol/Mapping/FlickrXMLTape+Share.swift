@@ -85,8 +85,6 @@ extension FlickrXMLTape {
 
     /// Nanoseconds per byte of `duration` over `bytes` (nil for no bytes).
     static func nanosecondsPerByte(_ duration: Duration, _ bytes: Int) -> Double? {
-        guard bytes > 0 else { return nil }
-        let (seconds, attoseconds) = duration.components
-        return (Double(seconds) * 1e9 + Double(attoseconds) / 1e9) / Double(bytes)
+        bytes > 0 ? duration / .nanoseconds(1) / Double(bytes) : nil
     }
 }
