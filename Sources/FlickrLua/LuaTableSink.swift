@@ -41,18 +41,15 @@ final class LuaTableSink: FlickrXMLSink {
         n.deallocate()
     }
 
-    /// [-0, +1] Parses `bytes` and pushes the mapped response. A document of
-    /// `pipelineThreshold` bytes or more is parsed on another thread while the tables are built
-    /// (``FlickrXMLTape``).
+    /// [-0, +1] Parses `bytes` and pushes the mapped response.
     static func push(_ bytes: UnsafeRawBufferPointer, onto state: LuaState,
-                     rule: ListRule = MethodCatalog.listRule,
-                     pipelineThreshold: Int = FlickrXMLTape.threshold) throws(FlickrError) {
+                     rule: ListRule = MethodCatalog.listRule) throws(FlickrError) {
         let top = state.top
         guard state.ensureStack(8) else { throw FlickrError(kind: .parse, message: "Lua stack overflow") }
         let sink = LuaTableSink(state: state)
         let outcome: Result<String, FlickrParseError> = state.withCollectorPaused {
             do throws(FlickrParseError) {
-                return .success(try FlickrXML.map(bytes, rule: rule, into: sink, pipelineThreshold: pipelineThreshold))
+                return .success(try FlickrXML.map(bytes, rule: rule, into: sink))
             } catch {
                 return .failure(error)
             }
@@ -205,17 +202,6 @@ final class LuaTableSink: FlickrXMLSink {
 }
 
 extension LuaState {
-    /// [-0, +0] The two sides of the two-thread mapping apart, on this thread (for
-    /// `flickr-bench lua-map`): the time to parse `bytes` onto a tape, and to replay it into
-    /// tables (dropped at once). With the collector paused, as ``push(flickrXML:)`` runs.
-    package func flickrXMLSides(_ bytes: UnsafeRawBufferPointer) throws -> (parse: Duration, replay: Duration) {
-        let top = self.top
-        defer { setTop(top) }
-        guard ensureStack(8) else { throw FlickrError(kind: .parse, message: "Lua stack overflow") }
-        let sink = LuaTableSink(state: self)
-        return try withCollectorPaused { try FlickrXMLTape.sides(bytes, rule: MethodCatalog.listRule, into: sink) }
-    }
-
     /// [-0, +1] Parses Flickr XML and pushes it as nested tables, straight from the parser
     /// (the same tables as ``push(flickrNode:)`` of the parsed tree). A malformed document is a
     /// ``FlickrError`` of kind `parse` and pushes nothing.

@@ -1,10 +1,8 @@
 // Measurements for scripts/bench, one per invocation so that peak RSS belongs to one task.
 //   flickr-bench xml FILE RUNS          (the XML modes warm up untimed for 0.3 s first, as bench_python.py xml)
-//   flickr-bench lua-map FILE RUNS      parse + build Lua tables (what a flickr.* call returns); then each side of the
-//                                       direct mapping alone, and stock Lua's own part (the tables from values already split)
+//   flickr-bench lua-map FILE RUNS      parse + build Lua tables (what a flickr.* call returns); then stock Lua's own
+//                                       part of it (the tables from values already split)
 //   flickr-bench xml-floor FILE RUNS    the floors: libxml2 with empty callbacks; the mapping rules into an empty sink
-//   flickr-bench xml-pair FILE RUNS     the machine's second CPU now: one-thread mappings alone, then two at once
-//   flickr-bench xml-share FILE RUNS    XML → tree with the learned share against the fixed one, in turns in one process
 //   flickr-bench lua-errors N           N errors raised by Swift functions holding objects (release check)
 //   flickr-bench upload URL KEY SECRET TOKEN TOKEN_SECRET FILE
 //   flickr-bench calls URL KEY SECRET TOKEN TOKEN_SECRET N
@@ -24,8 +22,6 @@ struct Bench {
             switch a.count > 1 ? a[1] : "" {
             case "xml" where a.count == 4: try xml(file: a[2], runs: Int(a[3]) ?? 5)
             case "xml-floor" where a.count == 4: try xmlFloor(file: a[2], runs: Int(a[3]) ?? 5)
-            case "xml-share" where a.count == 4: try xmlShare(file: a[2], runs: Int(a[3]) ?? 5)
-            case "xml-pair" where a.count == 4: try xmlPair(file: a[2], runs: Int(a[3]) ?? 5)
             case "lua-map" where a.count == 4: try await luaMap(file: a[2], runs: Int(a[3]) ?? 5)
             case "lua-errors" where a.count == 3: try await luaErrors(Int(a[2]) ?? 100_000)
             case "upload" where a.count == 8: try await upload(url: a[2], key: a[3], secret: a[4], token: a[5], tokenSecret: a[6], file: a[7])
@@ -61,12 +57,11 @@ struct Bench {
         return -1
     }
 
-    /// XML → tree as `FlickrXML.parse` does it (two threads from 256 KiB on), and on one
-    /// thread for comparison; runs alternate.
+    /// XML → tree as `FlickrXML.parse` does it.
     static func xml(file: String, runs: Int) throws {
         let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
         let rule = MethodCatalog.listRule  // learned once per process, not per parse
-        var best = Double.infinity, oneThread = Double.infinity
+        var best = Double.infinity
         var all: [Double] = []
         var count = 0
         var previous: FlickrNode?
@@ -81,18 +76,15 @@ struct Bench {
                 previous = tree
                 best = min(best, seconds(d))
                 all.append(seconds(d) * 1000)
-                previous = nil
-                oneThread = min(oneThread, seconds(try clock.measure { previous = try FlickrXML.parse(raw, rule: rule, pipelineThreshold: .max) }))
             }
         }
         _ = previous
-        print("{\"best_ms\": \(best * 1000), \"runs_ms\": \(all), \"one_thread_best_ms\": \(oneThread * 1000), \"photos\": \(count), \"bytes\": \(data.count)}")
+        print("{\"best_ms\": \(best * 1000), \"runs_ms\": \(all), \"photos\": \(count), \"bytes\": \(data.count)}")
     }
 
     /// Runs `body` untimed for ``warmUpSeconds`` before the timed runs, as bench_python.py's
-    /// xml does: the first runs of a process pay for its heap growing, cold caches and the
-    /// parsing thread's first placements (up to twice the steady time for about the first eight
-    /// of them), which a side measured cold would carry into its median.
+    /// xml does: the first runs of a process pay for its heap growing, cold caches, which a
+    /// side measured cold would carry into its median.
     static func warmUp(_ body: () throws -> Void) rethrows {
         let clock = ContinuousClock()
         let end = clock.now + .milliseconds(Int(warmUpSeconds * 1000))
@@ -120,84 +112,15 @@ struct Bench {
     static func xmlFloor(file: String, runs: Int) throws {
         let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
         let rule = MethodCatalog.listRule
-        var parser = Double.infinity, mapper = Double.infinity, tapeParse = Double.infinity, tapeReplay = Double.infinity
+        var parser = Double.infinity, mapper = Double.infinity
         let clock = ContinuousClock()
         try data.withUnsafeBytes { raw in
             for _ in 0..<max(1, runs) {
                 parser = min(parser, seconds(try clock.measure { try FlickrXMLParser.parse(raw, handler: NullHandler()) }))
                 mapper = min(mapper, seconds(try clock.measure { try FlickrXMLMapper.map(raw, rule: rule, into: NullSink()) }))
-                let sides = try FlickrXMLTape.sides(raw, rule: rule, into: FlickrTreeSink())
-                tapeParse = min(tapeParse, seconds(sides.parse))
-                tapeReplay = min(tapeReplay, seconds(sides.replay))
             }
         }
-        print("{\"parser_ms\": \(parser * 1000), \"mapper_ms\": \(mapper * 1000), \"tape_parse_ms\": \(tapeParse * 1000), "
-              + "\"tape_replay_tree_ms\": \(tapeReplay * 1000), \"bytes\": \(data.count)}")
-    }
-
-    /// What a second CPU gives now: the one-thread mapping (no second thread of its own) timed
-    /// alone `runs` times, then on two threads at once, `runs` times each. On a machine with two
-    /// whole CPUs the two at once take each about as long as one alone; on one whose second vCPU
-    /// the host does not run (this VM, in spells of minutes), twice as long. The two-thread XML
-    /// rows can gain only what this shows: `second_cpu` is 2 × alone / together − 1, 1 for a
-    /// whole second CPU, 0 for none.
-    static func xmlPair(file: String, runs: Int) throws {
-        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
-        let rule = MethodCatalog.listRule
-        /// The milliseconds of `n` one-thread mappings, one after the other.
-        @Sendable func times(_ n: Int) -> [Double] {
-            let clock = ContinuousClock()
-            return data.withUnsafeBytes { raw in
-                (0..<n).map { _ in
-                    seconds(clock.measure { _ = try? FlickrXML.parse(raw, rule: rule, pipelineThreshold: .max) }) * 1000
-                }
-            }
-        }
-        try data.withUnsafeBytes { raw in
-            try warmUp { _ = try FlickrXML.parse(raw, rule: rule, pipelineThreshold: .max) }
-        }
-        let alone = times(max(1, runs))
-        final class Both: @unchecked Sendable {
-            let lock = NSLock()
-            var times: [Double] = []
-        }
-        let both = Both()
-        DispatchQueue.concurrentPerform(iterations: 2) { _ in
-            let mine = times(max(1, runs))
-            both.lock.withLock { both.times += mine }
-        }
-        let (a, t) = (median(alone), median(both.times))
-        print("{\"alone_ms\": \(a), \"together_ms\": \(t), \"second_cpu\": \(2 * a / t - 1)}")
-    }
-
-    /// The calling thread's share of a two-thread mapping as it is learned (FlickrXMLTape's
-    /// ShareModel) against the fixed share it starts from (treeCallerShare), in turns in one
-    /// process, `runs` of each after 20 untimed; the medians and quartiles, and the learned
-    /// share every 10 turns. The learned share pays where the host slows one vCPU (a fixed share
-    /// then waits for the slow thread); with both at full speed the two should tie.
-    static func xmlShare(file: String, runs: Int) throws {
-        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
-        let rule = MethodCatalog.listRule
-        let clock = ContinuousClock()
-        var times: [[Double]] = [[], []]
-        var shares: [Double] = []
-        data.withUnsafeBytes { raw in
-            for _ in 0..<20 { _ = FlickrXMLTape.map(raw, rule: rule, into: FlickrTreeSink()) }
-            for r in 0..<max(1, runs) {
-                for turn in 0..<2 {
-                    let learned = (turn + r) % 2 == 1
-                    let share = learned ? nil : FlickrXMLTape.treeCallerShare
-                    let d = clock.measure { _ = FlickrXMLTape.map(raw, rule: rule, into: FlickrTreeSink(), callerShare: share) }
-                    times[learned ? 1 : 0].append(seconds(d) * 1000)
-                }
-                if r % 10 == 0 { shares.append(FlickrXMLTape.callerShare(for: FlickrTreeSink())) }
-            }
-        }
-        func quartiles(_ v: [Double]) -> [Double] {
-            let s = v.sorted()
-            return [s[s.count / 4], s[s.count / 2], s[3 * s.count / 4]]
-        }
-        print("{\"fixed_ms\": \(quartiles(times[0])), \"learned_ms\": \(quartiles(times[1])), \"learned_shares\": \(shares)}")
+        print("{\"parser_ms\": \(parser * 1000), \"mapper_ms\": \(mapper * 1000), \"bytes\": \(data.count)}")
     }
 
     /// The XML mapped into Lua tables on the Lua thread, both ways FlickrLua can:
@@ -216,7 +139,6 @@ struct Bench {
             var tree = Double.infinity, parse = Double.infinity, direct = Double.infinity
             var treeRuns: [Double] = [], directRuns: [Double] = []
             var photos: Int64 = 0
-            var parseSide = Double.infinity, replaySide = Double.infinity
             var luaFloor = Double.infinity
         }
         let f = try await lua.perform { L -> Figures in
@@ -265,24 +187,15 @@ struct Bench {
                 f.direct = times.min() ?? f.direct
                 f.directRuns = times.map { $0 * 1000 }
             }
-            // Each side alone (parse onto the tape; replay into tables): the two-thread path
-            // takes about the larger plus the hand-overs. After the timed runs, not between them.
-            if only != "tree" {
-                for _ in 0..<max(1, runs) {
-                    L.collectGarbage()
-                    let (parse, replay) = try data.withUnsafeBytes { raw in try L.flickrXMLSides(raw) }
-                    f.parseSide = min(f.parseSide, seconds(parse))
-                    f.replaySide = min(f.replaySide, seconds(replay))
-                }
-                f.luaFloor = try luaFloor(of: data, on: L, runs: runs)
-            }
+            // After the timed runs, not between them.
+            if only != "tree" { f.luaFloor = try luaFloor(of: data, on: L, runs: runs) }
             f.photos = try L.run("return #mapped.photos.photo").first?.integerValue ?? 0
             return f
         }
         func ms(_ seconds: Double) -> Double { seconds.isFinite ? seconds * 1000 : -1 }  // -1: not measured in this mode
         print("{\"best_ms\": \(ms(f.tree)), \"parse_ms\": \(ms(f.parse)), \"direct_ms\": \(ms(f.direct)), "
               + "\"runs_ms\": \(f.treeRuns), \"direct_runs_ms\": \(f.directRuns), "
-              + "\"parse_side_ms\": \(ms(f.parseSide)), \"replay_side_ms\": \(ms(f.replaySide)), \"lua_floor_ms\": \(ms(f.luaFloor)), "
+              + "\"lua_floor_ms\": \(ms(f.luaFloor)), "
               + "\"photos\": \(f.photos), \"bytes\": \(data.count)}")
     }
 
@@ -291,7 +204,7 @@ struct Bench {
     /// and decoded, with the API calls the mapping makes per field (CLuaShim's
     /// lk_set_string_fields: the key from a table of names, the value pushed — interned when
     /// short — and a raw set), the collector paused as the mapping pauses it. No XML, no mapping
-    /// rules, no tape: what any route from this XML to these tables pays on top of parsing. The
+    /// rules: what any route from this XML to these tables pays on top of parsing. The
     /// best of `runs` seconds (each after a full collection).
     static func luaFloor(of data: [UInt8], on L: LuaState, runs: Int) throws -> Double {
         let tree = try FlickrXML.parse(data)

@@ -38,11 +38,6 @@ import FlickrTestSupport
                 let fromParser = try L.value(at: -1)
                 L.pop()
                 if fromTree != fromParser { out.append("\(doc.prefix(120))\n tree:   \(fromTree)\n parser: \(fromParser)") }
-                // The two-thread path (FlickrXMLTape), forced for documents of any size.
-                try Array(doc.utf8).withUnsafeBytes { try LuaTableSink.push($0, onto: L, pipelineThreshold: 0) }
-                let fromTape = try L.value(at: -1)
-                L.pop()
-                if fromTree != fromTape { out.append("\(doc.prefix(120))\n tree:   \(fromTree)\n tape:   \(fromTape)") }
             }
             return out
         }
@@ -50,16 +45,15 @@ import FlickrTestSupport
         #expect(mismatches.isEmpty, "\(mismatches.count) differ:\n\(mismatches.prefix(3).joined(separator: "\n"))")
     }
 
-    /// A document of many chunks (entities, text, a record larger than a chunk) through the
-    /// two-thread path gives the tree's tables; a document broken far into it is a parse error
-    /// that leaves the stack as it was.
-    @Test func largeDocumentsThroughTheTape() async throws {
+    /// A large document (entities, text, a 200 kB text node) gives the tree's tables; a document
+    /// broken far into it is a parse error that leaves the stack as it was.
+    @Test func largeDocumentsGiveTheTreesTables() async throws {
         var doc = "<rsp stat=\"ok\"><photos page=\"1\" pages=\"1\" total=\"5000\">"
         for i in 0..<5_000 {
             doc += "<photo id=\"\(i)\" title=\"t \(i) &amp; &quot;q&quot;\" tags=\"a b\" ispublic=\"1\"><d>text \(i) &lt;3</d></photo>"
         }
         doc += "</photos><big>" + String(repeating: "x", count: 200_000) + "</big></rsp>"
-        #expect(doc.utf8.count > 4 * FlickrXMLTape.chunkBytes && doc.utf8.count > FlickrXMLTape.threshold)
+        #expect(doc.utf8.count > 700_000)
         let lua = try LuaRuntime()
         defer { lua.close() }
         let bytes = Array(doc.utf8)
@@ -67,8 +61,8 @@ import FlickrTestSupport
             try L.push(flickrNode: try FlickrXML.parse(bytes))
             let fromTree = try L.value(at: -1)
             L.pop()
-            try bytes.withUnsafeBytes { try L.push(flickrXML: $0) }   // large: the tape
-            let fromTape = try L.value(at: -1)
+            try bytes.withUnsafeBytes { try L.push(flickrXML: $0) }
+            let fromParser = try L.value(at: -1)
             L.setGlobal("r")
             let n = try L.run("return #r.photos.photo").first ?? .nil
             let top = L.top
@@ -78,18 +72,16 @@ import FlickrTestSupport
             } catch let e as FlickrError {
                 message = e.kind.rawValue + (L.top == top ? " (stack kept)" : " (stack changed)")
             }
-            return (fromTree == fromTape, n, message)
+            return (fromTree == fromParser, n, message)
         }
         #expect(same)
         #expect(count == 5_000)
         #expect(broken == "parse (stack kept)")
     }
 
-    /// A large photo list, which the two-thread path cuts in two (the Lua thread parses its
-    /// last share, FlickrXMLTape.tableCallerShare; FlickrProtocolTests checks that the cut is
-    /// taken for such a list), gives the tree's tables; so does a list where it cannot be taken
-    /// (a start tag inside a comment past the cut).
-    @Test func aListCutInTwoGivesTheTreesTables() async throws {
+    /// A large photo list gives the tree's tables; so does one with a run of photos inside a
+    /// comment (which neither may count).
+    @Test func aLargeListGivesTheTreesTables() async throws {
         let (head, tail, photos) = (PhotoListXML.head, PhotoListXML.tail, PhotoListXML.photos)
         let documents = [PhotoListXML.document(photos: 3_000),
                          head + photos(0..<2_500) + "<!-- " + photos(2_500..<2_600) + " -->\n" + photos(2_600..<3_000) + tail]
@@ -98,14 +90,14 @@ import FlickrTestSupport
         let outcomes = try await lua.perform { L -> [(Bool, LuaValue)] in
             try documents.map { doc in
                 let bytes = Array(doc.utf8)
-                #expect(bytes.count > FlickrXMLTape.threshold)
+                #expect(bytes.count > 200_000)
                 try L.push(flickrNode: try FlickrXML.parse(bytes))
                 let fromTree = try L.value(at: -1)
                 L.pop()
                 try bytes.withUnsafeBytes { try L.push(flickrXML: $0) }
-                let fromTape = try L.value(at: -1)
+                let fromParser = try L.value(at: -1)
                 L.setGlobal("r")
-                return (fromTree == fromTape, try L.run("return #r.photos.photo").first ?? .nil)
+                return (fromTree == fromParser, try L.run("return #r.photos.photo").first ?? .nil)
             }
         }
         #expect(outcomes.map(\.0) == [true, true])

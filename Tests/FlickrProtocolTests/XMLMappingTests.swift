@@ -1,4 +1,3 @@
-import CFlickrXML
 import Foundation
 import Testing
 import FlickrTestSupport
@@ -28,166 +27,31 @@ import FlickrTestSupport
         #expect(photos[1]["note"]?.text == "x" && photos[2].text == "text" && photos[4]["t"]?.string == "e")
     }
 
-    /// Parsing threads are parked and reused: documents one after another take one thread;
-    /// documents at once take a thread each, and of those only `parkedLimit` stay parked.
-    @Test func parsingThreadsAreReused() {
-        let threads = FlickrXMLTape.ParsingThreads()
-        let limit = FlickrXMLTape.ParsingThreads.parkedLimit
-        /// Polls (bounded) for a thread to park: it does so after its job has signalled.
-        func waitForParked(_ n: Int) {
-            let deadline = Date().addingTimeInterval(10)
-            while threads.counts.parked < n && Date() < deadline { usleep(1000) }
-        }
-        for _ in 0..<20 {
-            let done = DispatchSemaphore(value: 0)
-            threads.run { done.signal() }
-            #expect(done.wait(timeout: .now() + 10) == .success)
-            waitForParked(1)
-        }
-        #expect(threads.counts.started == 1, "20 documents in turn: \(threads.counts)")
-        let running = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
-        for _ in 0..<4 {
-            threads.run {
-                running.signal()
-                release.wait()
-                finished.signal()
-            }
-        }
-        for _ in 0..<4 { #expect(running.wait(timeout: .now() + 10) == .success) }
-        #expect(threads.counts.started == 4, "four at once: the parked thread and three new ones (\(threads.counts))")
-        for _ in 0..<4 { release.signal() }
-        for _ in 0..<4 { #expect(finished.wait(timeout: .now() + 10) == .success) }
-        waitForParked(limit)
-        #expect(threads.counts.parked == limit)
-    }
-
-    /// The two-thread path (FlickrXMLTape) builds the tree the one-thread path builds: every doc
-    /// example and fixture with the tape forced, and a large document of many chunks; a broken
-    /// large document is a parse error.
-    @Test func theTapeBuildsTheSameTree() throws {
-        var docs = try Fixtures.files(in: "doc-examples", suffix: ".xml").map { Fixtures.wrapped(try Fixtures.string($0)) }
-        docs += try Fixtures.files(in: "", suffix: ".xml").map { file in
-            let text = try Fixtures.string(file)
-            return text.contains("<rsp") ? text : Fixtures.wrapped(text)
-        }
+    /// Large and wide documents: a 6,000-photo list with a 150 kB text node, and 400 element
+    /// names with an element of 100 attributes, map in full; an attribute whose decoded value
+    /// holds `&#38;` keeps it (decoded once, not twice); a large document cut short is a parse
+    /// error with libxml2's message and line.
+    @Test func largeAndWideDocumentsMap() throws {
         var big = "<rsp stat=\"ok\"><photos page=\"1\">"
         for i in 0..<6_000 { big += "<photo id=\"\(i)\" title=\"a &amp; b &#38;#38; \(i)\"><note>n \(i) &lt;</note></photo>" }
         big += "</photos><big>" + String(repeating: "y", count: 150_000) + "</big></rsp>"
-        docs.append(big)
-        #expect(big.utf8.count > FlickrXMLTape.threshold)
-        // Past the tape's first table of names (256 slots, grown at three quarters) and its
-        // attribute buffer (64 on the stack): 400 element names, an element of 100 attributes.
+        let tree = try FlickrXML.parse(Array(big.utf8))
+        #expect(tree["photos.photo"]?.array.count == 6_000)
+        #expect(tree["photos.photo"]?.array.first?["title"]?.string == "a & b &#38; 0")
+        #expect(tree["photos.photo"]?.array.last?["note"]?.text == "n 5999 <")
+        #expect(tree["big"]?.text?.utf8.count == 150_000)
         var names = "<rsp stat=\"ok\"><many>"
         for i in 0..<400 { names += "<e\(i) a\(i)=\"\(i)\">t\(i)</e\(i)>" }
         names += "<wide " + (0..<100).map { "w\($0)=\"v\($0)\"" }.joined(separator: " ") + "/></many></rsp>"
-        docs.append(names)
-        for doc in docs {
-            let bytes = Array(doc.utf8)
-            let one: Result<FlickrNode, FlickrParseError> = bytes.withUnsafeBytes { raw in
-                do throws(FlickrParseError) { return .success(try FlickrXML.parse(raw, rule: MethodCatalog.listRule, pipelineThreshold: .max)) }
-                catch { return .failure(error) }
-            }
-            let two: Result<FlickrNode, FlickrParseError> = bytes.withUnsafeBytes { raw in
-                do throws(FlickrParseError) { return .success(try FlickrXML.parse(raw, rule: MethodCatalog.listRule, pipelineThreshold: 0)) }
-                catch { return .failure(error) }
-            }
-            #expect(try one.get() == two.get(), "\(doc.prefix(100))")
-        }
-        // An attribute whose decoded value holds `&#38;` keeps it (decoded once, not twice).
-        let tree = try FlickrXML.parse(Array(big.utf8))
-        #expect(tree["photos.photo"]?.array.first?["title"]?.string == "a & b &#38; 0")
+        let wide = try FlickrXML.parse(names)
+        #expect(wide["many.e399.a399"]?.string == "399" && wide["many.e399"]?.text == "t399")
+        #expect(wide["many.wide"]?.map?.count == 100 && wide["many.wide.w99"]?.string == "v99")
         let broken = Array(big.utf8.prefix(big.utf8.count - 200_000))
-        #expect(throws: FlickrParseError.self) { try FlickrXML.parse(broken) }
-        // Both paths report a broken document alike: libxml2's message and line.
-        let errors = [Int.max, 0].map { threshold -> FlickrParseError? in
-            broken.withUnsafeBytes { raw in
-                do throws(FlickrParseError) {
-                    _ = try FlickrXML.parse(raw, rule: MethodCatalog.listRule, pipelineThreshold: threshold)
-                    return nil
-                } catch { return error }
-            }
-        }
-        #expect(errors[0] != nil && errors[0]?.message == errors[1]?.message && errors[0]?.line == errors[1]?.line)
-    }
-
-    /// A document cut in two (FlickrXMLTape.Split: the parsing thread parses up to a start tag,
-    /// the calling thread the rest) maps as the one-thread path maps it. The cut is taken when it
-    /// checks, and not when the start tag found is inside a comment or a CDATA section, when the
-    /// elements open there are not those open at the first element of its name, under a
-    /// namespace, or in a transcoded document; an error on either side of it is reported with the
-    /// one-thread path's message and line.
-    /// The tape's chunks shrink towards the end of the document, by how far the parser is in it:
-    /// a list whose attribute names are long (the tape much smaller than the XML) ended on a
-    /// chunk of 37 kB after full 64 KiB ones when the end was judged from the tape's bytes.
-    @Test func theTapesLastChunksAreSmall() {
-        let photos = (0..<3000).map {
-            "<photo id=\"\($0)\" owner=\"12345678@N0\($0 % 8)\" secret=\"0123456789\" server=\"65535\" dateupload=\"16000\($0)\" "
-                + "ispublic=\"1\" isfriend=\"0\" isfamily=\"0\" license=\"\($0 % 10)\" originalformat=\"jpg\" />\n"
-        }.joined()
-        let doc = Array(("<rsp stat=\"ok\"><photos page=\"1\">\n" + photos + "</photos></rsp>").utf8)
-        final class Sizes: @unchecked Sendable { var all: [Int] = [] }
-        let sizes = Sizes()
-        var sink = fx_tape_sink(put: { ctx, chunk, count, _ in
-            Unmanaged<Sizes>.fromOpaque(ctx!).takeUnretainedValue().all.append(count)
-            free(chunk)
-        }, ctx: Unmanaged.passUnretained(sizes).toOpaque())
-        let first = 8 * 1024, chunk = 64 * 1024
-        let rc = withExtendedLifetime(sizes) {
-            doc.withUnsafeBytes { fx_record($0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count, &sink, first, chunk) }
-        }
-        #expect(rc == 0)
-        let tape = sizes.all.reduce(0, +)
-        #expect(tape < doc.count * 9 / 10, "tape \(tape) bytes for \(doc.count) of XML")
-        #expect(sizes.all.count > 4 && sizes.all.max() ?? 0 <= chunk + 4096, "\(sizes.all)")
-        // Each chunk near the end is at most half of what was left, and none less than the first
-        // but the last: the last two are small.
-        #expect(sizes.all.suffix(2).allSatisfy { $0 <= 2 * first }, "\(sizes.all)")
-    }
-
-    @Test func aDocumentCutInTwoMapsAsOne() throws {
-        func one(_ doc: [UInt8]) -> Result<FlickrNode, FlickrParseError> {
-            doc.withUnsafeBytes { raw in
-                do throws(FlickrParseError) { return .success(try FlickrXML.parse(raw, rule: MethodCatalog.listRule, pipelineThreshold: .max)) }
-                catch { return .failure(error) }
-            }
-        }
-        func cut(_ doc: [UInt8], share: Double) -> (result: Result<FlickrNode, FlickrParseError>, split: Bool) {
-            let sink = FlickrTreeSink()
-            let (result, split) = doc.withUnsafeBytes { FlickrXMLTape.mapReportingSplit($0, rule: MethodCatalog.listRule, into: sink, callerShare: share) }
-            return (result.map { name in
-                let root = sink.root ?? .map(FlickrMap())
-                return name == "rsp" ? root : .map(FlickrMap(keys: [name], values: [root]))
-            }, split)
-        }
-        let (head, tail, photos) = (PhotoListXML.head, PhotoListXML.tail, PhotoListXML.photos)
-        let cases: [(what: String, doc: String, share: Double, split: Bool)] = [
-            ("a list", head + photos(0..<2000) + tail, 0.36, true),
-            ("text, CDATA, a comment and entities after the cut",
-             head + photos(0..<1000) + "\t<photo id=\"x\">text <![CDATA[<raw> & ]]> &#233;<!-- c --></photo>\n" + photos(1000..<1100) + tail, 0.2, true),
-            ("a start tag inside a comment",
-             head + photos(0..<1000) + "<!-- " + photos(1000..<2000) + " -->\n" + photos(2000..<2100) + tail, 0.25, false),
-            ("a start tag inside CDATA",
-             head + photos(0..<1000) + "\t<photo id=\"c\"><tag><![CDATA[" + photos(1000..<2000) + "]]></tag></photo>\n" + photos(2000..<2100) + tail, 0.25, false),
-            ("other elements open than at the first of its name",
-             head + photos(0..<1000) + "\t<set id=\"s\">\n" + photos(1000..<2000) + "\t</set>\n" + photos(2000..<2100) + tail, 0.25, false),
-            ("a namespace", head.replacingAll("<rsp stat=\"ok\">", with: "<rsp stat=\"ok\" xmlns:f=\"urn:f\">") + photos(0..<2000) + tail, 0.36, false),
-            ("a transcoded document", head.replacingAll("utf-8", with: "ISO-8859-1") + photos(0..<2000) + tail, 0.36, false),
-            ("an error after the cut", head + photos(0..<1900) + "\t<photo id=\"e\"><tag>x</tg></photo>\n" + photos(1900..<2000) + tail, 0.36, false),
-            ("an error before the cut", head + photos(0..<100) + "\t<photo id=\"e\"><tag>x</tg></photo>\n" + photos(100..<2000) + tail, 0.36, false),
-        ]
-        for c in cases {
-            let bytes = Array(c.doc.utf8)
-            let (result, split) = cut(bytes, share: c.share)
-            #expect(split == c.split, "\(c.what): split \(split)")
-            switch (one(bytes), result) {
-            case (.success(let a), .success(let b)):
-                #expect(a == b, "\(c.what)")
-                #expect((a["photos.photo"]?.array.count ?? 0) >= 1100, "\(c.what)")
-            case (.failure(let a), .failure(let b)):
-                #expect(c.what.hasPrefix("an error") && a.message == b.message && a.line == b.line && a.line != nil, "\(c.what): \(a) vs \(b)")
-            default:
-                Issue.record("\(c.what): one thread \(one(bytes)), cut in two \(result)")
-            }
+        do {
+            _ = try FlickrXML.parse(broken)
+            Issue.record("a document cut short parsed")
+        } catch {
+            #expect(!error.message.isEmpty && error.message != "malformed XML" && error.line == 1, "\(error)")
         }
     }
 
@@ -209,53 +73,22 @@ import FlickrTestSupport
         }
     }
 
-    /// A sink other than the tree (Lua tables) also has its calling thread parse a share of a
-    /// large list (``FlickrXMLTape/tableCallerShare``): the list is cut in two by default, and
-    /// the sink sees the events that one thread gives it, in order.
-    @Test func otherSinksGetTheirListCutInTwo() throws {
+    /// A sink other than the tree sees each element once, in document order, with the placement
+    /// the tree uses: a photo list gives one begin and one end per photo, the first a new list
+    /// and the rest appended to it.
+    @Test func otherSinksSeeTheDocumentInOrder() throws {
         let bytes = Array(PhotoListXML.document(photos: 3_000).utf8)
-        #expect(bytes.count > FlickrXMLTape.threshold)
-        #expect(FlickrXMLTape.tableCallerShare > 0)
-        let one = EventSink()
-        let oneRoot = try bytes.withUnsafeBytes { raw in try FlickrXMLMapper.map(raw, rule: MethodCatalog.listRule, into: one) }
-        let cut = EventSink()
-        let (result, split) = bytes.withUnsafeBytes { FlickrXMLTape.mapReportingSplit($0, rule: MethodCatalog.listRule, into: cut) }
-        #expect(split, "the default share for a sink other than the tree cuts a large list")
-        #expect(try result.get() == oneRoot)
-        #expect(cut.events.count == one.events.count && cut.events.count > 9_000)
-        #expect(cut.events == one.events, "first difference: \(zip(cut.events, one.events).first { $0 != $1 }.map { "\($0)" } ?? "none")")
+        let sink = EventSink()
+        let root = try bytes.withUnsafeBytes { raw in try FlickrXML.map(raw, rule: MethodCatalog.listRule, into: sink) }
+        #expect(root == "rsp")
+        let photos = sink.events.filter { $0.hasPrefix("<photo ") }
+        #expect(photos.count == 3_000)
+        #expect(photos.first?.hasPrefix("<photo id=0 title=t & 0 caf\u{e9}") == true, "\(photos.first ?? "")")
+        #expect(photos.last?.hasPrefix("<photo id=2999 ") == true)
+        let ends = sink.events.filter { $0.hasPrefix("/photo ") }
+        #expect(ends.count == 3_000 && ends.first != ends.last, "\(ends.prefix(2))")
     }
 
-    /// The tape's chunks: a small first one (the replay starts soon), full ones in the middle,
-    /// then each about half of what is left, so that the last — which the building thread
-    /// replays after parsing is over — is small; each goes over at the first record past its fill.
-    @Test func tapeChunksShrinkTowardTheEnd() throws {
-        var doc = "<rsp stat=\"ok\"><photos>"
-        for i in 0..<8_000 { doc += "<photo id=\"\(i)\" title=\"photo number \(i)\" tags=\"a b c d\"/>" }
-        doc += "</photos></rsp>"
-        final class Sizes { var all: [Int] = [] }
-        let sizes = Sizes()
-        var sink = fx_tape_sink(put: { ctx, chunk, count, _ in
-            Unmanaged<Sizes>.fromOpaque(ctx!).takeUnretainedValue().all.append(count)
-            free(chunk)
-        }, ctx: Unmanaged.passUnretained(sizes).toOpaque())
-        let first = 8 * 1024, full = 64 * 1024, record = 128  // no record here is longer
-        let bytes = Array(doc.utf8)
-        let rc = bytes.withUnsafeBufferPointer { raw in
-            raw.withMemoryRebound(to: CChar.self) { fx_record($0.baseAddress, $0.count, &sink, first, full) }
-        }
-        #expect(rc == 0)
-        let all = sizes.all
-        try #require(all.count >= 6, "\(all)")
-        #expect(all[0] >= first && all[0] < first + record, "\(all)")
-        let peak = try #require(all.firstIndex { $0 >= full }, "no full chunk: \(all)")
-        let tail = Array(all[peak..<(all.count - 1)])  // the last one holds what was left
-        #expect(tail.count >= 4, "\(all)")
-        #expect(zip(tail, tail.dropFirst()).allSatisfy { $1 <= $0 + record }, "\(all)")
-        #expect(tail.allSatisfy { $0 >= first } && tail.last! < 2 * first + record, "\(all)")
-        #expect(all.last! < 2 * first + record, "\(all)")
-        #expect(all.reduce(0, +) >= bytes.count * 9 / 10, "\(all)")
-    }
 
     @Test func everyTopLevelFixtureMaps() throws {
         let files = try Fixtures.files(in: "", suffix: ".xml")

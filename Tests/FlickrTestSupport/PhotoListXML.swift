@@ -1,6 +1,6 @@
-/// A Flickr-style photo list for the tests of a document mapped in two parts (FlickrXMLTape's
-/// split, in FlickrProtocolTests and FlickrLuaTests): one photo per line, so that a test can put
-/// what it needs between photos (a comment, CDATA, an error) and cut where it wants.
+/// A Flickr-style photo list for the mapping tests of large documents (FlickrProtocolTests and
+/// FlickrLuaTests): one photo per line, so that a test can put what it needs between photos (a
+/// comment, CDATA, an error).
 public enum PhotoListXML {
     /// The XML declaration, `<rsp stat="ok">` and `<photos page="1">`, each on a line of its own.
     public static let head = "<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"ok\">\n<photos page=\"1\">\n"

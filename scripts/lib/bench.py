@@ -69,57 +69,28 @@ def ratio_row(name, figures, ratio, goal):
     return (name, figures, "%.2f× (goal ≥ %g×)" % (ratio, goal), ratio >= goal)
 
 
-def pair_side(bench, xml, runs, results):
-    """A side for alternate() that measures the machine rather than a client: `runs` one-thread
-    mappings of `xml` alone, then two at once (flickr-bench xml-pair); its figure is what a
-    second CPU adds now (1 a whole one, 0 none). Taken in the same rounds as the XML rows, whose
-    two-thread paths gain only what it shows: on this VM the host runs the second vCPU at about
-    half speed in spells of minutes, and those spells decide a round."""
-    def run():
-        results["pair"].append(run_json([bench, "xml-pair", xml, str(runs)]))
-        return results["pair"][-1]["second_cpu"]
-    return ("pair", run)
-
-
-def pair_row(medians, results, runs):
-    """The row that explains the XML rows by the machine (no goal): pair_side's rounds."""
-    alone = statistics.median(r["alone_ms"] for r in results["pair"])
-    together = statistics.median(r["together_ms"] for r in results["pair"])
-    return ("  a second CPU, in the same rounds (%d one-thread mappings alone, then two at once)" % runs,
-            "alone %.1f ms, two at once %.1f ms each (medians; %s)"
-            % (alone, together, rounds_text(medians, [("second CPU adds", "pair")], "%.2f")),
-            "a second CPU adds %.2f of one (1: a whole CPU, which the two-thread rows rest on)"
-            % statistics.median(medians["pair"]), None)
-
-
 def xml_row(bench, tmp, runs):
     """XML mapping of a ~1 MB photo list vs xml.etree + dicts: each side's median of `runs` in
     each of ROUNDS alternating rounds, and the median of those; and a row saying where its time
     goes."""
     xml = os.path.join(tmp, "photos.xml")
     subprocess.run(PY + ["gen", xml], check=True, timeout=120)
-    results = {"swift": [], "python": [], "pair": []}
+    results = {"swift": [], "python": []}
     medians = alternate([median_side("python", PY + ["xml", xml, str(runs)], "runs_ms", results),
-                         median_side("swift", [bench, "xml", xml, str(runs)], "runs_ms", results),
-                         pair_side(bench, xml, runs, results)])
+                         median_side("swift", [bench, "xml", xml, str(runs)], "runs_ms", results)])
     ours, theirs = statistics.median(medians["swift"]), statistics.median(medians["python"])
     best = {k: min(r["best_ms"] for r in results[k]) for k in ("swift", "python")}
-    one_thread = min(r["one_thread_best_ms"] for r in results["swift"])
-    # Where the time goes (no goal): libxml2's pass alone, each side of the two-thread mapping
-    # alone, and the whole mapping on one thread. The two-thread path cuts the document at a
-    # start tag about two thirds in: the parsing thread parses up to it while the calling thread
-    # parses the rest, then replays both tapes (3.3 ms here where one parse onto the tape takes
-    # 3.9 and the replay 1.7); a slow CPU under either side slows it (seconds-long spells here).
+    # Where the time goes (no goal): libxml2's pass alone (empty callbacks), and libxml2 with
+    # the mapping rules into a sink that builds nothing; the rest is building the tree.
     floor = run_json([bench, "xml-floor", xml, str(runs)])
     return [ratio_row("XML → tree, 1.1 MB, 3000 photos (median of %d)" % runs,
                       "Swift %.1f ms vs Python ET+dict %.1f ms (best %.1f vs %.1f; medians of %d rounds, %s)"
                       % (ours, theirs, best["swift"], best["python"], ROUNDS,
                          rounds_text(medians, [("Python", "python"), ("Swift", "swift")], "%.1f")), theirs / ours, 4),
             ("  where its time goes (best of %d, each alone)" % runs,
-             "libxml2's pass %.2f ms; parse onto the tape %.2f ms, replay into the tree %.2f ms; all on one thread %.2f ms"
-             % (floor["parser_ms"], floor["tape_parse_ms"], floor["tape_replay_tree_ms"], one_thread),
-             "Python ET+dict's median is %.2f× libxml2's pass alone" % (theirs / floor["parser_ms"]), None),
-            pair_row(medians, results, runs)]
+             "libxml2's pass %.2f ms; with the mapping rules into an empty sink %.2f ms"
+             % (floor["parser_ms"], floor["mapper_ms"]),
+             "Python ET+dict's median is %.2f× libxml2's pass alone" % (theirs / floor["parser_ms"]), None)]
 
 
 def write_jpeg(path, gib):

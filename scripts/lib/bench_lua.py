@@ -5,9 +5,8 @@ each of bench.py's alternating rounds, and the median of those. Goal: at least 4
 Two rows: tables built straight from the parser's callbacks (what flickr.* calls do with XML
 answers, through FlickrClient.callBody; also flickr.parse_xml) and tables built from the parsed
 Swift tree (the path of JSON answers and of LuaState.push(flickrNode:)). A third line, with no goal,
-says where the direct row's time goes: each side of its two-thread mapping alone, and stock Lua's own
-part of it (flickr-bench lua-map's lua_floor_ms: the same tables from values already split); a fourth,
-what a second CPU added in the same rounds (bench.py's pair_row)."""
+says how much of the direct row's time is stock Lua's own part (flickr-bench lua-map's lua_floor_ms:
+the same tables built from values already split)."""
 import argparse
 import statistics
 import os
@@ -17,7 +16,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench import ROUNDS, alternate, median_side, pair_row, pair_side, rounds_text  # noqa: E402
+from bench import ROUNDS, alternate, median_side, rounds_text  # noqa: E402
 PY = [sys.executable, os.path.join(HERE, "bench_python.py")]
 
 
@@ -30,10 +29,9 @@ def main():
     with tempfile.TemporaryDirectory(prefix="flickr-bench-lua-") as tmp:
         xml = os.path.join(tmp, "photos.xml")
         subprocess.run(PY + ["gen", xml], check=True)
-        results = {"lua": [], "python": [], "pair": []}
+        results = {"lua": [], "python": []}
         medians = alternate([median_side("python", PY + ["xml", xml, str(args.runs)], "runs_ms", results),
-                             median_side("lua", [bench, "lua-map", xml, str(args.runs)], "direct_runs_ms", results),
-                             pair_side(bench, xml, args.runs, results)])
+                             median_side("lua", [bench, "lua-map", xml, str(args.runs)], "direct_runs_ms", results)])
     maps, pys = results["lua"], results["python"]
     lua = maps[0]
     name = "XML → Lua tables, %.1f MB, %d photos (median of %d)" % (lua["bytes"] / 1e6, lua["photos"], args.runs)
@@ -60,17 +58,12 @@ def main():
         else:
             verdict = "(goal ≥ %g×)  %s" % (goal, "MET" if ratio >= goal else "NOT MET")
         print(f"{label:<{width}}  {figures} vs Python ET+dict {py_ms:.1f} ms (best {py_best:.1f})  →  {ratio:.2f}× {verdict}")
-    # Where the direct row's time goes, each side alone on one thread (best of the runs, taken
-    # after the timed ones): the two-thread mapping takes about the larger side while the two
-    # CPUs do not slow each other. Stock Lua's own part is the same tables built from values
-    # already split (no XML, no rules): what any route to these tables pays besides parsing.
-    print("  where the direct row's time goes (best of %d, each side alone): parse onto the tape %.2f ms, "
-          "replay into tables %.2f ms, of which stock Lua's own part (the same tables from values already split) %.2f ms"
-          " — Python ET+dict's median is %.2f× that part alone"
-          % (args.runs * ROUNDS, *(min(m[k] for m in maps) for k in ("parse_side_ms", "replay_side_ms", "lua_floor_ms")),
-             py_ms / min(m["lua_floor_ms"] for m in maps)))
-    label, figures, verdict, _ = pair_row(medians, results, args.runs)
-    print("%s: %s  →  %s" % (label, figures, verdict))
+    # Stock Lua's own part: the same tables built from values already split (no XML, no
+    # rules), what any route to these tables pays besides parsing (best of the runs, taken after
+    # the timed ones).
+    floor = min(m["lua_floor_ms"] for m in maps)
+    print("  of which stock Lua's own part (the same tables from values already split, best of %d): %.2f ms"
+          " — Python ET+dict's median is %.2f× that part alone" % (args.runs * ROUNDS, floor, py_ms / floor))
 
 if __name__ == "__main__":
     main()

@@ -22,33 +22,23 @@ public struct FlickrParseError: Error, Sendable, CustomStringConvertible {
 /// Flickr XML → ``FlickrNode``: ``FlickrXMLMapper``'s rules into a tree (``FlickrTreeSink``),
 /// on ``FlickrXMLParser`` (libxml2's SAX2 parser with its safety settings).
 public enum FlickrXML {
-    /// The size from which a document is parsed on another thread while its mapping is built
-    /// (128 KiB): below it, the hand-over costs more than it saves (measured: a 94 kB list 0.55 ms
-    /// on two threads vs 0.48 on one, 132 kB 0.60 vs 0.66, 189 kB 0.80 vs 0.94).
-    public static let defaultPipelineThreshold = 128 * 1024
-
     /// Maps `bytes`. When the root element is `<rsp>`, the result is its map (so `stat` is a
-    /// top-level key); any other root `r` gives `{r: …}`. A document of `pipelineThreshold`
-    /// bytes or more is parsed on another thread while the tree is built.
-    public static func parse(_ bytes: UnsafeRawBufferPointer, rule: ListRule,
-                             pipelineThreshold: Int = defaultPipelineThreshold) throws(FlickrParseError) -> FlickrNode {
+    /// top-level key); any other root `r` gives `{r: …}`.
+    public static func parse(_ bytes: UnsafeRawBufferPointer, rule: ListRule) throws(FlickrParseError) -> FlickrNode {
         let sink = FlickrTreeSink()
-        let rootName = try map(bytes, rule: rule, into: sink, pipelineThreshold: pipelineThreshold)
+        let rootName = try map(bytes, rule: rule, into: sink)
         let root = sink.root ?? .map(FlickrMap())
         if rootName == "rsp" { return root }
         return .map(FlickrMap(keys: [rootName], values: [root]))
     }
 
-    /// The one way XML is mapped, whatever the sink builds (this tree, Lua tables): the rules
-    /// (``FlickrXMLMapper``) drive `sink` on this thread, or, for a document of
-    /// `pipelineThreshold` bytes or more, from a parse on another thread (a tape of parse
-    /// events). Returns the root element's name.
+    /// The one way XML is mapped, whatever the sink builds (this tree, Lua tables): libxml2's
+    /// SAX events go through the rules (``FlickrXMLMapper``) straight into `sink`, on the
+    /// calling thread. Returns the root element's name. (Parallelism belongs across calls:
+    /// `flickr.map` and the jobs run several at once.)
     @discardableResult
-    public static func map(_ bytes: UnsafeRawBufferPointer, rule: ListRule, into sink: any FlickrXMLSink,
-                           pipelineThreshold: Int = defaultPipelineThreshold) throws(FlickrParseError) -> String {
-        bytes.count >= pipelineThreshold
-            ? try FlickrXMLTape.map(bytes, rule: rule, into: sink).get()
-            : try FlickrXMLMapper.map(bytes, rule: rule, into: sink)
+    public static func map(_ bytes: UnsafeRawBufferPointer, rule: ListRule, into sink: any FlickrXMLSink) throws(FlickrParseError) -> String {
+        try FlickrXMLMapper.map(bytes, rule: rule, into: sink)
     }
 
     /// Maps `bytes`; see ``parse(_:rule:)-(UnsafeRawBufferPointer,_)``.

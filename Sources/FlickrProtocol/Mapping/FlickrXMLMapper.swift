@@ -105,8 +105,8 @@ public final class FlickrXMLMapper: FlickrXMLEventHandler {
     /// The root element's name once the document has ended.
     public var rootName: String? { state.pointee.rootName }
 
-    /// A mapper fed events by hand (the tape's replay, ``FlickrXMLTape``); ``map(_:rule:into:)`` parses.
-    init(rule: ListRule, sink: any FlickrXMLSink) {
+    /// A mapper of one document into `sink`; ``map(_:rule:into:)`` makes one and parses.
+    private init(rule: ListRule, sink: any FlickrXMLSink) {
         self.rule = rule
         self.sink = sink
         state = .allocate(capacity: 1)

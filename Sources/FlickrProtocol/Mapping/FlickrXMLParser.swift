@@ -61,7 +61,7 @@ public enum FlickrXMLParser {
     /// Parses `bytes`, reporting every event to `handler`.
     public static func parse(_ bytes: UnsafeRawBufferPointer, handler: any FlickrXMLEventHandler) throws(FlickrParseError) {
         guard let start = bytes.baseAddress, !bytes.isEmpty else { throw FlickrParseError(message: "empty document") }
-        var handlers = fx_handlers(start_element: saxStartElement, end_element: saxEndElement, characters: saxCharacters, reached: nil)
+        var handlers = fx_handlers(start_element: saxStartElement, end_element: saxEndElement, characters: saxCharacters)
         var message = [CChar](repeating: 0, count: 256)
         var line: Int32 = 0
         let box = HandlerBox(handler)
@@ -74,8 +74,8 @@ public enum FlickrXMLParser {
         }
     }
 
-    /// The error of a failed parse from what CFlickrXML reported (`fx_parse`, or the fail record
-    /// `fx_record` puts on a tape): its message, and its line when known (0: unknown).
+    /// The error of a failed parse from what `fx_parse` reported: its message, and its line when
+    /// known (0: unknown).
     static func failure(message: String, line: Int) -> FlickrParseError {
         FlickrParseError(message: message.isEmpty ? "malformed XML" : message, line: line > 0 ? line : nil)
     }
