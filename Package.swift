@@ -263,7 +263,8 @@ let package = Package(
         ),
         .testTarget(
             name: "FlickrJobsTests",
-            dependencies: ["FlickrJobs", "FlickrLibrary", "FlickrAPI", "FlickrProtocol", "FlickrSandbox", "FlickrTestSupport"]
+            dependencies: ["FlickrJobs", "FlickrLibrary", "FlickrAPI", "FlickrProtocol", "FlickrSandbox", "FlickrTestSupport",
+                           .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "FlickrSandboxTests",

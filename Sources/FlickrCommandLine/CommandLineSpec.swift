@@ -137,6 +137,26 @@ package enum CommandLineSpec {
     package static let maxOutage = OptionSpec.valued("max-outage", "SECONDS", .text,
                                                      "stop (resumable) when the endpoint stays unreachable this long (default 30)")
 
+    /// The options of running a job, whatever its kind (`jobs`, and `retag` and `edit` as the same commands).
+    package static let runOptions: [OptionSpec] = [yes, events, maxOutage, diff, force]
+    package static let diff = OptionSpec.flag("diff", "undo: print the undo's per-photo diff (default: a summary)")
+    package static let force = OptionSpec.flag("force", "undo: undo also what changed since the job (default: a conflict, left alone)")
+
+    /// `apply`, `resume` and `undo`: the same commands for every kind of job (``runOptions``).
+    package static let runActions: [SubcommandSpec] = [
+        SubcommandSpec(
+            name: "apply", synopsis: "PLAN [--yes] [--events] [--max-outage SECONDS]",
+            summary: "writes a planned job (PLAN: a --out file or a job id)",
+            options: [yes, events, maxOutage], positional: .none),
+        SubcommandSpec(
+            name: "resume", synopsis: "[JOB|last] [--events] [--max-outage SECONDS]", summary: "continues an interrupted job",
+            options: [events, maxOutage], positional: .none),
+        SubcommandSpec(
+            name: "undo", synopsis: "[JOB|last] [--yes] [--diff] [--force] [--events] [--max-outage SECONDS]",
+            summary: "puts back what a job changed, and only that",
+            options: [yes, diff, force, events, maxOutage], positional: .none),
+    ]
+
     package static let photoSizes = ["o", "6k", "5k", "4k", "3k", "k", "h", "b", "c", "z", "-", "n", "w", "m", "t", "q", "s"]
 
     package static let subcommands: [SubcommandSpec] = [
@@ -206,20 +226,7 @@ package enum CommandLineSpec {
                               .valued("out", "PLAN", .file, "also write the plan as JSON to this file"),
                               .flag("json", "print the plan as JSON instead of a diff")],
                     positional: .none),
-                SubcommandSpec(
-                    name: "apply", synopsis: "PLAN [--yes] [--events] [--max-outage SECONDS]",
-                    summary: "writes a planned job (PLAN: a --out file or a job id)",
-                    options: [yes, events, maxOutage], positional: .none),
-                SubcommandSpec(
-                    name: "resume", synopsis: "[JOB|last] [--events] [--max-outage SECONDS]", summary: "continues an interrupted job",
-                    options: [events, maxOutage], positional: .none),
-                SubcommandSpec(
-                    name: "undo", synopsis: "[JOB|last] [--yes] [--diff] [--force] [--events] [--max-outage SECONDS]",
-                    summary: "puts back the tags a job changed, and only those",
-                    options: [yes, .flag("diff", "print the undo's per-photo diff (default: a summary)"),
-                              .flag("force", "undo also on photos changed since the job in what the undo touches (default: a conflict, left alone)"),
-                              events, maxOutage], positional: .none),
-            ]),
+            ] + runActions),
         SubcommandSpec(
             name: "edit",
             synopsis: "plan (--query k=v... | --find KEY=VALUE...) CHANGES... [--lua FILE] [--out PLAN] [--json] | apply PLAN [--yes] [--events] "
@@ -253,25 +260,15 @@ package enum CommandLineSpec {
                               .valued("out", "PLAN", .file, "also write the plan as JSON to this file"),
                               .flag("json", "print the plan as JSON instead of a diff")],
                     positional: .none),
-                SubcommandSpec(
-                    name: "apply", synopsis: "PLAN [--yes] [--events] [--max-outage SECONDS]",
-                    summary: "writes a planned edit job (PLAN: a --out file or a job id)",
-                    options: [yes, events, maxOutage], positional: .none),
-                SubcommandSpec(
-                    name: "resume", synopsis: "[JOB|last] [--events] [--max-outage SECONDS]", summary: "continues an interrupted edit job",
-                    options: [events, maxOutage], positional: .none),
-                SubcommandSpec(
-                    name: "undo", synopsis: "[JOB|last] [--yes] [--diff] [--force] [--events] [--max-outage SECONDS]",
-                    summary: "puts back every field an edit job changed, and only those",
-                    options: [yes, .flag("diff", "print the undo's per-photo diff (default: a summary)"),
-                              .flag("force", "undo also fields changed since the job (default: a conflict, left alone)"),
-                              events, maxOutage], positional: .none),
-            ]),
+            ] + runActions),
         SubcommandSpec(
-            name: "jobs", synopsis: "[--json] | show JOB [--json]",
-            summary: "Lists the retag jobs on this machine (state, photos, done, failed, conflicts, calls), or shows one.",
-            options: [.flag("json", "print JSON (an array of job objects)")],
-            positional: .choice(["show"])),
+            name: "jobs",
+            synopsis: "[--json] | show JOB [--json] | apply JOB [--yes] [--events] [--max-outage SECONDS] "
+                + "| resume JOB [--events] [--max-outage SECONDS] | undo JOB [--yes] [--diff] [--force] [--events] [--max-outage SECONDS]",
+            summary: "Lists the jobs on this machine (kind, state, photos, done, failed, conflicts, calls), shows one, "
+                + "or applies, resumes or undoes any job (JOB: an id, a plan file or last).",
+            options: [.flag("json", "print JSON (an array of job objects; show: one)")] + runOptions,
+            positional: .choice(["show", "apply", "resume", "undo"])),
         SubcommandSpec(
             name: "sync", synopsis: "[--full] [--deep] [--json] [--events]",
             summary: "Brings the library on disk up to date: the first time every photo and set, later only what changed.",

@@ -14,8 +14,10 @@ import LuaKit
 ///     flickr.jobs._photos(job)        → { {id =, status =, removed = {…}, added = {…}, detail =}, … }
 ///     flickr.jobs.list()              → the jobs' summaries, newest first
 ///
-/// An edit job (`flickr.edit.plan`, `flickr edit`; kind `edit`, its undo kind `undo`) is run,
+/// An edit job (`flickr.edit.plan`, `flickr edit`; kind `edit`, and so is its undo) is run,
 /// undone and listed by the same functions, with the edit engine (FlickrModule+Edit.swift).
+/// Each job's kind is stored with it: an undo has the kind of the job it takes back and names
+/// that job in `undo_of`.
 ///
 /// Jobs live in the same database as `flickr retag`'s ($XDG_STATE_HOME/flickr/jobs.sqlite).
 extension FlickrModule {
@@ -27,11 +29,12 @@ extension FlickrModule {
             let job = try call.string(1)
             let force = call.type(2) == .boolean && call.state.boolean(at: 2)
             let (client, store) = (self.client, try self.jobStore())
-            // An edit job is undone by the edit engine (`flickr edit undo`); an undo is not undone.
-            let edit = try store.isEdit(job)
-            if edit, try store.job(job).kind != "edit" {
-                throw FlickrError.usage("job \(job) is an undo; undo the edit job it reverses instead", method: "jobs.undo")
+            // Each kind is undone by its own planner; an undo is not undone.
+            let summary = try store.job(job)
+            if let undone = summary.undoOf {
+                throw FlickrError.usage("job \(job) is an undo; undo the \(summary.kind.rawValue) job it reverses (\(undone)) instead", method: "jobs.undo")
             }
+            let edit = summary.kind == .edit
             return self.asyncReturn("flickr.jobs.undo", {
                 if edit {
                     return try await Self.engineErrors("flickr.jobs.undo") {
@@ -49,7 +52,7 @@ extension FlickrModule {
         define(state, jobs, "_run", path: "jobs.run") { call in try self.runJob(call) }
         define(state, jobs, "_photos", path: "jobs.photos") { call in
             let job = try call.string(1), store = try self.jobStore()
-            if try store.isEdit(job) {
+            if try store.kind(of: job) == .edit {
                 try call.state.push(Self.editPhotosValue(try store.editPhotos(of: job)))
                 return .results(1)
             }
@@ -135,7 +138,7 @@ extension FlickrModule {
     /// an edit job and its undo.
     func runJob(_ job: String, relay: ProgressRelay?) throws -> LuaReturn {
         let store = try jobStore()
-        if try store.isEdit(job) {
+        if try store.kind(of: job) == .edit {
             var runner = EditRunner(client: client, store: store)
             runner.secondsPerCall = (client.pacer as? SharedBudget)?.secondsPerCall
             runner.command = "flickr.jobs.run"
@@ -169,12 +172,15 @@ extension FlickrModule {
 
     static func summaryValue(_ j: JobSummary) -> LuaValue {
         var m: [LuaValue: LuaValue] = [
-            "id": .string(LuaString(j.id)), "kind": .string(LuaString(j.kind)), "state": .string(LuaString(j.state)),
+            "id": .string(LuaString(j.id)), "kind": .string(LuaString(j.kind.rawValue)), "state": .string(LuaString(j.state)),
             "photos": .integer(Int64(j.photos)), "done": .integer(Int64(j.done)), "failed": .integer(Int64(j.failed)),
             "conflicts": .integer(Int64(j.conflicts)), "calls": .integer(Int64(j.calls)), "enumerated": .integer(Int64(j.enumerated)),
             "rules": .array(j.rules.map { .string(LuaString($0)) }),
         ]
-        if let p = j.parent { m["parent"] = .string(LuaString(p)) }
+        if let undone = j.undoOf {
+            m["undo_of"] = .string(LuaString(undone))
+            m["parent"] = .string(LuaString(undone))  // the name before undo_of, kept for scripts that read it
+        }
         return .map(m)
     }
 }

@@ -517,7 +517,8 @@ public enum LuaDefinitions {
             ---A job, as `flickr jobs --json` shows it.
             ---@class flickr.JobSummary
             ---@field id string
-            ---@field kind string "retag", "edit", "undo"
+            ---@field kind string "retag" or "edit"; an undo has the kind of the job it takes back
+            ---@field undo_of? string for an undo, and only for one: the job it takes back
             ---@field state string
             ---@field [string] any
 

@@ -124,9 +124,13 @@ struct EditCommandTests {
         #expect(notBack.isEmpty, "\(notBack.count) photos not back, e.g. \(notBack.first.map { "\(undone[$0] ?? "") vs \(before[$0] ?? "")" } ?? "")")
         let again = try await Self.flickr(["edit", "undo", jobs[0], "--yes"], envs[0])
         #expect(again.status == 0 && again.stdout.contains("nothing to undo"), "\(again.stdout)\(again.stderr)")
+        // The undo is a job of the kind it takes back, and names that job; only an undo has undo_of.
         let list = try await Self.flickr(["jobs", "--json"], envs[0])
-        let kinds = (try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
-        #expect(kinds.contains("edit") && kinds.contains("undo"), "\(kinds)")
+        let listed = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]] ?? []
+        let undos = listed.filter { $0["undo_of"] != nil }
+        #expect(listed.allSatisfy { $0["kind"] as? String == "edit" }, "\(listed.map { $0["kind"] ?? "" })")
+        #expect(undos.count == 1 && undos.first?["undo_of"] as? String == jobs[0], "\(undos)")
+        #expect(listed.contains { $0["id"] as? String == jobs[0] && $0["state"] as? String == "undone" })
     }
 
     @Test("On a synced library a plan with --find costs only the incremental sync (no listing, no getInfo); apply costs one call per group per photo plus the conflict check; the library holds what was written")

@@ -131,6 +131,51 @@ struct RetagCommandTests {
         }
     }
 
+    @Test("flickr jobs apply, resume and undo run a job of any kind; resume of a finished job sends nothing; jobs --json gives kind and, for an undo only, undo_of")
+    func genericJobCommands() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("jobs-log-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: log) }
+        try await Self.world(log: log) { _, alice, env in
+            let before = try await Self.tags(alice)
+            let plan = try await Self.flickr(["retag", "plan"] + Self.rules + ["--out", log.path + ".plan.json"], env)
+            defer { try? FileManager.default.removeItem(atPath: log.path + ".plan.json") }
+            #expect(plan.status == 1, "\(plan.stderr)")
+            // A word of another action's, or a job missing, is a usage error before any request.
+            #expect(try await Self.flickr(["jobs", "apply", "last", "--force"], env).status == 2)
+            #expect(try await Self.flickr(["jobs", "undo"], env).status == 2)
+            let apply = try await Self.flickr(["jobs", "apply", log.path + ".plan.json", "--yes"], env)
+            #expect(apply.status == 0, "\(apply.stdout) \(apply.stderr)")
+            Self.expectFinal(before, try await Self.tags(alice), "jobs apply")
+            let requests = { ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").count }
+            let sent = requests()
+            let resume = try await Self.flickr(["jobs", "resume", "last"], env)
+            #expect(resume.status == 0 && resume.stdout.contains("nothing to resume"), "\(resume.stdout) \(resume.stderr)")
+            let listed = try await Self.flickr(["jobs", "--json"], env)
+            let job = try #require((try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])?.first)
+            let id = try #require(job["id"] as? String)
+            let again = try await Self.flickr(["jobs", "resume", id], env)
+            #expect(again.status == 0 && again.stdout.contains("is done; nothing to resume"), "\(again.stdout) \(again.stderr)")
+            #expect(requests() == sent, "resuming a finished job sent a request")
+            let undo = try await Self.flickr(["jobs", "undo", id, "--yes"], env)
+            #expect(undo.status == 0, "\(undo.stdout) \(undo.stderr)")
+            let restored = try await Self.tags(alice)
+            for (photo, pre) in before {
+                #expect(Set(restored[photo]?.ownerTags.map(\.raw) ?? []) == Set(pre.ownerTags.map(\.raw)), "jobs undo: photo \(photo)")
+            }
+            let jobs = try await Self.flickr(["jobs", "--json"], env)
+            let list = try #require(try JSONSerialization.jsonObject(with: Data(jobs.stdout.utf8)) as? [[String: Any]])
+            #expect(list.count == 2 && list.allSatisfy { $0["kind"] as? String == "retag" }, "\(list)")
+            let undoJob = try #require(list.first { $0["id"] as? String != id })
+            #expect(undoJob["undo_of"] as? String == id)
+            #expect(list.first { $0["id"] as? String == id }?.keys.contains("undo_of") == false)
+            // An undo is not undone; the message names the job it reverses.
+            let undoOfUndo = try await Self.flickr(["jobs", "undo", try #require(undoJob["id"] as? String), "--yes"], env)
+            #expect(undoOfUndo.status == 2 && undoOfUndo.stderr.contains("is an undo") && undoOfUndo.stderr.contains(id), "\(undoOfUndo.stderr)")
+            let table = try await Self.flickr(["jobs"], env)
+            #expect(table.stdout.contains("KIND") && table.stdout.contains("retag"), "\(table.stdout)")
+        }
+    }
+
     @Test("Undo after a partial run (killed after its 5th write) puts every photo back exactly")
     func undoAfterPartialRun() async throws {
         try await Self.world { _, alice, env in

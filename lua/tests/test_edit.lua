@@ -161,7 +161,8 @@ eq(photos[1].status, "done")
 -- Undo through flickr.jobs: every field back.
 local undone = flickr.jobs.undo(plan.job)
 eq(undone.state, "done")
-eq(undone.kind, "undo")
+eq(undone.kind, "edit")
+eq(undone.undo_of, plan.job)
 for _, id in ipairs(fog) do
   local p, was = info(id), before[id]
   eq(flickr.text(p.title), was.title)

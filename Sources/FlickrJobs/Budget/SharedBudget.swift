@@ -26,26 +26,13 @@ public final class SharedBudget: CallPacer {
         self.path = path
     }
 
-    /// Opens the job database at `path` and makes the budget's tables if they are not there.
-    private static func open(_ path: String) throws(JobError) -> JobStore {
-        let store = try JobStore(path: path)
-        try store.write { db in
-            try db.execute(sql: """
-                CREATE TABLE IF NOT EXISTS budget_call (api_key TEXT NOT NULL, t REAL NOT NULL);
-                CREATE INDEX IF NOT EXISTS budget_call_key ON budget_call(api_key, t);
-                CREATE TABLE IF NOT EXISTS budget_block (api_key TEXT PRIMARY KEY NOT NULL, until REAL NOT NULL);
-                """)
-        }
-        return store
-    }
-
     /// The database, opened on first use. Opened under the lock: calls that start together
     /// wait for the one that opens it instead of opening it twice.
     func store() throws(JobError) -> JobStore {
         let result: Result<JobStore, JobError> = opened.withLock { opened in
             if let opened { return .success(opened) }
             do throws(JobError) {
-                let store = try Self.open(path)
+                let store = try JobStore(path: path)
                 opened = store
                 return .success(store)
             } catch {

@@ -123,7 +123,7 @@ public struct EditPlanner: Sendable {
         let id = JobStore.newID(kind: "edit")
         var recorded = query
         if let find { recorded = Dictionary(uniqueKeysWithValues: find.map { ("find:" + $0.key, $0.value) }) }
-        try store.create(NewJob(id: id, kind: "edit", parent: nil, owner: owner, endpoint: client.context.endpoints.rest,
+        try store.create(NewJob(id: id, kind: .edit, undoOf: nil, owner: owner, endpoint: client.context.endpoints.rest,
                                     rules: rules, query: recorded, planTime: planTime, enumerated: ids.count, calls: calls, changes: []),
                              changes: changes)
         for (photo, refusal) in refused {
@@ -186,7 +186,7 @@ public struct EditPlanner: Sendable {
             if !targets.isEmpty { changes.append(EditChange(pre: current, targets: targets)) }
         }
         let id = JobStore.newID(kind: "undo")
-        try store.create(NewJob(id: id, kind: "undo", parent: parent, owner: header.owner, endpoint: header.endpoint,
+        try store.create(NewJob(id: id, kind: .edit, undoOf: parent, owner: header.owner, endpoint: header.endpoint,
                                     rules: ["undo \(parent)" + (force ? " --force" : "")], query: [:], planTime: planTime,
                                     enumerated: touched.count, calls: calls, changes: []),
                              changes: changes)

@@ -208,7 +208,7 @@ public struct EditRunner: Sendable {
 
 extension EditRunner: PhotoWork {
     func accept(_ job: JobSummary) throws {
-        guard try store.isEdit(job.id) else { throw JobError("job \(job.id) is a \(job.kind) job, not an edit: use flickr retag") }
+        guard job.kind == .edit else { throw JobError("job \(job.id) is a \(job.kind.rawValue) job, not an edit: use flickr jobs apply") }
     }
 
     /// One call per group, one per set joined or left (the reads that settle are not foreseen).
@@ -230,8 +230,8 @@ extension EditRunner: PhotoWork {
         return PhotoOutcome(status, detail, final: final)
     }
 
-    func finish(_ job: String, kind: String, parent: String?, link: RunLink, calls: inout Int) async throws {
-        guard kind == "undo", let parent else { return }
+    func finish(_ job: String, undoOf parent: String?, link: RunLink, calls: inout Int) async throws {
+        guard let parent else { return }
         try await restoreOrders(undoing: parent, link: link, calls: &calls)
     }
 

@@ -2,14 +2,6 @@ import Foundation
 import GRDB
 
 extension JobStore {
-    /// Whether `job` holds edit changes: an edit job, or the undo of one.
-    public func isEdit(_ job: String) throws(JobError) -> Bool {
-        let header = try header(job)
-        if header.kind == "edit" { return true }
-        guard header.kind == "undo", let parent = header.parent else { return false }
-        return try self.header(parent).kind == "edit"
-    }
-
     /// The rules (the options as given) and query of a job.
     public func request(_ job: String) throws(JobError) -> (rules: [String], query: [String: String]) {
         try read { db in
@@ -24,8 +16,7 @@ extension JobStore {
     /// The sets an edit job created (`--create-set`): title → id, so that a resumed run adds to
     /// the set it made instead of making another.
     func createdSets(_ job: String) throws(JobError) -> [String: String] {
-        try write { db in
-            try db.execute(sql: "CREATE TABLE IF NOT EXISTS job_set (job TEXT NOT NULL, title TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (job, title))")
+        try read { db in
             return Dictionary(try Row.fetchAll(db, sql: "SELECT title, id FROM job_set WHERE job = ?", arguments: [job])
                 .map { ($0["title"] as String, $0["id"] as String) }, uniquingKeysWith: { a, _ in a })
         }
@@ -33,7 +24,6 @@ extension JobStore {
 
     func recordCreatedSet(_ job: String, title: String, id: String) throws(JobError) {
         try write { db in
-            try db.execute(sql: "CREATE TABLE IF NOT EXISTS job_set (job TEXT NOT NULL, title TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (job, title))")
             try db.execute(sql: "INSERT OR REPLACE INTO job_set (job, title, id) VALUES (?, ?, ?)", arguments: [job, title, id])
         }
     }
@@ -45,8 +35,7 @@ extension JobStore {
 
     /// Every set order job `job` recorded: set id → order.
     func setOrders(_ job: String) throws(JobError) -> [String: SetOrder] {
-        try write { db in
-            try Self.createSetOrderTable(db)
+        try read { db in
             var out: [String: SetOrder] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT photoset, state FROM job_set_order WHERE job = ?", arguments: [job]) {
                 out[row["photoset"]] = try JSONDecoder().decode(SetOrder.self, from: Data((row["state"] as String).utf8))
@@ -58,14 +47,8 @@ extension JobStore {
     /// Records set `set`'s order for job `job` (the first record stands: it is the set before the job).
     func recordSetOrder(_ job: String, set: String, _ order: SetOrder) throws(JobError) {
         try write { db in
-            try Self.createSetOrderTable(db)
             try db.execute(sql: "INSERT OR IGNORE INTO job_set_order (job, photoset, state) VALUES (?, ?, ?)",
                            arguments: [job, set, String(decoding: try JSONEncoder().encode(order), as: UTF8.self)])
         }
-    }
-
-    /// The set orders' table, made on first use (job databases made before it lack it).
-    private static func createSetOrderTable(_ db: Database) throws {
-        try db.execute(sql: "CREATE TABLE IF NOT EXISTS job_set_order (job TEXT NOT NULL, photoset TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (job, photoset))")
     }
 }

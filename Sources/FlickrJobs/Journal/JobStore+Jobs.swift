@@ -18,8 +18,10 @@ public enum PhotoStatus: String, Sendable, Codable, CaseIterable {
 /// A job as `flickr jobs` lists it.
 public struct JobSummary: Sendable, Hashable, Codable {
     public var id: String
-    public var kind: String
-    public var parent: String?
+    /// What the job changes; an undo has the kind of the job it takes back.
+    public var kind: JobKind
+    /// For an undo, and only for one: the job it takes back.
+    public var undoOf: String?
     /// planned | running | interrupted | done | failed | undone
     public var state: String
     public var created: Double
@@ -37,8 +39,8 @@ public struct JobSummary: Sendable, Hashable, Codable {
 /// What a new job records.
 struct NewJob {
     var id: String
-    var kind: String
-    var parent: String?
+    var kind: JobKind
+    var undoOf: String?
     var owner: String
     var endpoint: String
     var rules: [String]
@@ -72,9 +74,9 @@ extension JobStore {
         try write { db in
             let now = Date().timeIntervalSince1970
             try db.execute(sql: """
-                INSERT INTO job (id, kind, parent, state, created, updated, owner, endpoint, rules, query, plan_time, enumerated, calls)
+                INSERT INTO job (id, kind, undo_of, state, created, updated, owner, endpoint, rules, query, plan_time, enumerated, calls)
                 VALUES (?, ?, ?, 'planned', ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [job.id, job.kind, job.parent, now, now, job.owner, job.endpoint,
+                """, arguments: [job.id, job.kind.rawValue, job.undoOf, now, now, job.owner, job.endpoint,
                                  String(decoding: try encoder.encode(job.rules), as: UTF8.self),
                                  String(decoding: try encoder.encode(job.query), as: UTF8.self),
                                  job.planTime, job.enumerated, job.calls])
@@ -105,7 +107,7 @@ extension JobStore {
         // (kill -9, a power cut) left it interrupted.
         if state == "running", RunnerLock.probe(row["id"], in: locks) == .free { state = "interrupted" }
         let rules = (try? JSONDecoder().decode([String].self, from: Data((row["rules"] as String).utf8))) ?? []
-        return JobSummary(id: row["id"], kind: row["kind"], parent: row["parent"], state: state, created: row["created"],
+        return JobSummary(id: row["id"], kind: JobKind(rawValue: row["kind"]) ?? .retag, undoOf: row["undo_of"], state: state, created: row["created"],
                           owner: row["owner"], endpoint: row["endpoint"], rules: rules, enumerated: row["enumerated"],
                           photos: row["photos"], done: row["done"], failed: row["failed"], conflicts: row["conflicts"],
                           calls: row["calls"])
@@ -160,14 +162,19 @@ extension JobStore {
         }
     }
 
-    /// The plan time, owner and endpoint of a job.
-    func header(_ job: String) throws(JobError) -> (planTime: Int, owner: String, endpoint: String, kind: String, parent: String?) {
+    /// The plan time, owner, endpoint, kind and (for an undo) the job it takes back.
+    func header(_ job: String) throws(JobError) -> (planTime: Int, owner: String, endpoint: String, kind: JobKind, undoOf: String?) {
         try read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT plan_time, owner, endpoint, kind, parent FROM job WHERE id = ?", arguments: [job]) else {
+            guard let row = try Row.fetchOne(db, sql: "SELECT plan_time, owner, endpoint, kind, undo_of FROM job WHERE id = ?", arguments: [job]) else {
                 throw JobError("no job \(job)")
             }
-            return (row["plan_time"], row["owner"], row["endpoint"], row["kind"], row["parent"])
+            return (row["plan_time"], row["owner"], row["endpoint"], JobKind(rawValue: row["kind"]) ?? .retag, row["undo_of"])
         }
+    }
+
+    /// What job `id` changes (an undo: what the job it takes back changed).
+    public func kind(of id: String) throws(JobError) -> JobKind {
+        try header(id).kind
     }
 }
 

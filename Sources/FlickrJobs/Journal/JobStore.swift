@@ -32,42 +32,88 @@ public final class JobStore: Sendable {
             queue = try DatabaseQueue(path: path, configuration: configuration)
             try queue.writeWithoutTransaction { db in
                 _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
-                try db.execute(sql: Self.schema)
             }
+            try Self.migrate(queue)
         } catch {
             throw JobError("cannot open the job database \(path): \(error)")
         }
     }
 
-    static let schema = """
-        CREATE TABLE IF NOT EXISTS job (
-            id TEXT PRIMARY KEY NOT NULL,
-            kind TEXT NOT NULL,              -- retag | undo
-            parent TEXT,                     -- the job an undo reverses
-            state TEXT NOT NULL,             -- planned | running | done | failed | undone
-            created REAL NOT NULL,
-            updated REAL NOT NULL,
-            owner TEXT NOT NULL,             -- the account's NSID
-            endpoint TEXT NOT NULL,
-            rules TEXT NOT NULL,             -- JSON
-            query TEXT NOT NULL,             -- JSON
-            plan_time INTEGER NOT NULL,      -- Unix time the plan's reads began
-            enumerated INTEGER NOT NULL,     -- photos looked at
-            calls INTEGER NOT NULL DEFAULT 0,
-            runner INTEGER                   -- pid of the process applying it
-        );
-        CREATE TABLE IF NOT EXISTS photo (
-            job TEXT NOT NULL REFERENCES job(id),
-            photo TEXT NOT NULL,
-            seq INTEGER NOT NULL,
-            change TEXT NOT NULL,            -- JSON PhotoChange: pre-image and target
-            status TEXT NOT NULL,            -- planned | writing | done | conflict | failed
-            intent TEXT,                     -- the write under way (journal), while writing
-            detail TEXT,
-            PRIMARY KEY (job, photo)
-        );
-        CREATE INDEX IF NOT EXISTS photo_status ON photo(job, status);
-        """
+    /// The schema, version by version (GRDB's migrator records which ran in `grdb_migrations`).
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        // v1: the tables as databases made before the migrator have them (hence IF NOT EXISTS:
+        // such a database has the tables and no record of this migration), including those
+        // that were made on first use (sets an edit created, set orders, the shared budget).
+        m.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS job (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    kind TEXT NOT NULL,
+                    parent TEXT,
+                    state TEXT NOT NULL,             -- planned | running | done | failed | undone
+                    created REAL NOT NULL,
+                    updated REAL NOT NULL,
+                    owner TEXT NOT NULL,             -- the account's NSID
+                    endpoint TEXT NOT NULL,
+                    rules TEXT NOT NULL,             -- JSON
+                    query TEXT NOT NULL,             -- JSON
+                    plan_time INTEGER NOT NULL,      -- Unix time the plan's reads began
+                    enumerated INTEGER NOT NULL,     -- photos looked at
+                    calls INTEGER NOT NULL DEFAULT 0,
+                    runner INTEGER                   -- pid of the process applying it
+                );
+                CREATE TABLE IF NOT EXISTS photo (
+                    job TEXT NOT NULL REFERENCES job(id),
+                    photo TEXT NOT NULL,
+                    seq INTEGER NOT NULL,
+                    change TEXT NOT NULL,            -- JSON: the kind's change (pre-image and target)
+                    status TEXT NOT NULL,            -- planned | writing | done | conflict | failed
+                    intent TEXT,                     -- the write under way (journal), while writing
+                    detail TEXT,
+                    PRIMARY KEY (job, photo)
+                );
+                CREATE INDEX IF NOT EXISTS photo_status ON photo(job, status);
+                CREATE TABLE IF NOT EXISTS job_set (job TEXT NOT NULL, title TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (job, title));
+                CREATE TABLE IF NOT EXISTS job_set_order (job TEXT NOT NULL, photoset TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (job, photoset));
+                CREATE TABLE IF NOT EXISTS budget_call (api_key TEXT NOT NULL, t REAL NOT NULL);
+                CREATE INDEX IF NOT EXISTS budget_call_key ON budget_call(api_key, t);
+                CREATE TABLE IF NOT EXISTS budget_block (api_key TEXT PRIMARY KEY NOT NULL, until REAL NOT NULL);
+                """)
+        }
+        // v2: a job's kind is its own. An undo was stored as kind 'undo' with its `parent`, and
+        // whether it undid a retag or an edit was found by reading the parent; now it has the
+        // kind of the job it takes back and names that job in `undo_of`. (An undo of an undo,
+        // which Lua could once plan, takes the kind at the end of its chain.)
+        m.registerMigration("v2") { db in
+            try db.execute(sql: "ALTER TABLE job RENAME COLUMN parent TO undo_of")
+            for _ in 0..<64 {
+                try db.execute(sql: """
+                    UPDATE job SET kind = (SELECT p.kind FROM job p WHERE p.id = job.undo_of)
+                    WHERE kind = 'undo' AND (SELECT p.kind FROM job p WHERE p.id = job.undo_of) IN ('retag', 'edit')
+                    """)
+                if db.changesCount == 0 { break }
+            }
+            // An undo whose job is gone (a database edited by hand) undid tags: retag was the
+            // only kind before edit jobs, which came with their own undo.
+            try db.execute(sql: "UPDATE job SET kind = 'retag' WHERE kind = 'undo'")
+        }
+        return m
+    }
+
+    /// Brings the database to the newest schema. Two processes may open a database made by an
+    /// older version at once (a job and a budgeted call): GRDB reads which migrations ran before
+    /// taking the write lock, so the second may try one the first just applied; it fails on
+    /// that, and the next attempt finds nothing left to do.
+    private static func migrate(_ queue: DatabaseQueue) throws {
+        for attempt in 1...3 {
+            do {
+                return try migrator.migrate(queue)
+            } catch let error as DatabaseError where attempt < 3 && [.SQLITE_ERROR, .SQLITE_CONSTRAINT].contains(error.resultCode) {
+                continue
+            }
+        }
+    }
 
     /// Runs `body` in one IMMEDIATE write transaction (the write lock is taken at the start, so
     /// processes sharing the database wait their turn instead of failing on a stale read); a

@@ -93,7 +93,7 @@ public struct RetagPlanner: Sendable {
             }
         }
         let id = JobStore.newID(kind: "retag")
-        try store.create(NewJob(id: id, kind: "retag", parent: nil, owner: owner, endpoint: client.context.endpoints.rest,
+        try store.create(NewJob(id: id, kind: .retag, undoOf: nil, owner: owner, endpoint: client.context.endpoints.rest,
                                 rules: rules.map(\.description) + (custom != nil ? ["--lua"] : []), query: query,
                                 planTime: planTime, enumerated: listed.count, calls: calls,
                                 changes: changes + refused.map(\.0)))
@@ -127,7 +127,7 @@ public struct RetagPlanner: Sendable {
             }
         }
         let id = JobStore.newID(kind: "undo")
-        try store.create(NewJob(id: id, kind: "undo", parent: parent, owner: header.owner, endpoint: header.endpoint,
+        try store.create(NewJob(id: id, kind: .retag, undoOf: parent, owner: header.owner, endpoint: header.endpoint,
                                 rules: ["undo \(parent)" + (force ? " --force" : "")], query: [:], planTime: planTime,
                                 enumerated: touched.count, calls: now.count, changes: changes + conflicts.map(\.0)))
         for (change, reason) in conflicts {

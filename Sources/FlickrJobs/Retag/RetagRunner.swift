@@ -28,9 +28,6 @@ public struct RetagRunner: Sendable {
         self.store = store
     }
 
-    /// The end of a run (``JobOutcome``; the name retag's callers knew first).
-    public typealias Outcome = JobOutcome
-
     /// Applies or resumes `job` with the one job engine (``JobEngine``), holding `lock` (taken
     /// here when nil; ``RunnerLock/Busy`` when another process runs the job). `shouldStop` is
     /// asked between photos and while waiting out an outage (Ctrl-C); `notice` gets a line
@@ -143,7 +140,7 @@ public struct RetagRunner: Sendable {
 
 extension RetagRunner: PhotoWork {
     func accept(_ job: JobSummary) throws {
-        guard try !store.isEdit(job.id) else { throw JobError("job \(job.id) is an edit job, not a retag: use flickr edit") }
+        guard job.kind == .retag else { throw JobError("job \(job.id) is a \(job.kind.rawValue) job, not a retag: use flickr jobs apply") }
     }
 
     /// Its write, and a read where the photo must be looked at first.

@@ -35,11 +35,11 @@ protocol PhotoWork: Sendable {
     /// The job's last step, once every photo was processed (not when the run stopped before
     /// the end): what is about the job as a whole rather than one photo. Must be idempotent
     /// (a resume may run it again).
-    func finish(_ job: String, kind: String, parent: String?, link: RunLink, calls: inout Int) async throws
+    func finish(_ job: String, undoOf: String?, link: RunLink, calls: inout Int) async throws
 }
 
 extension PhotoWork {
-    func finish(_ job: String, kind: String, parent: String?, link: RunLink, calls: inout Int) async throws {}
+    func finish(_ job: String, undoOf: String?, link: RunLink, calls: inout Int) async throws {}
 }
 
 /// How one photo of a run ended.
@@ -154,7 +154,7 @@ struct JobEngine<Work: PhotoWork> {
         if !stopped {
             var made = 0
             do {
-                try await work.finish(job, kind: header.kind, parent: header.parent, link: link, calls: &made)
+                try await work.finish(job, undoOf: header.undoOf, link: link, calls: &made)
             } catch {
                 try store.count(calls: made, job: job)
                 throw error
@@ -169,7 +169,7 @@ struct JobEngine<Work: PhotoWork> {
             // still takes back what was written).
             let complete = tally.done == photos.count
             try store.setState(complete ? "done" : "failed", job: job)
-            if complete, header.kind == "undo", let parent = header.parent { try store.setState("undone", job: parent) }
+            if complete, let undone = header.undoOf { try store.setState("undone", job: undone) }
         }
         return JobOutcome(job: try store.job(job), stopped: stopped)
     }

@@ -15,6 +15,9 @@ import Synchronization
 enum EditCommand {
     static var usage: String { "usage: flickr edit " + (CommandLineSpec.subcommand(named: "edit")?.synopsis ?? "") }
 
+    /// `edit apply|resume|undo` are the jobs' one front end; `last` means the last edit job.
+    static let front = JobRunCommand.Front(name: "edit", scope: .edit)
+
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
         let parsed = try CommandLineParser.parse(args, for: "edit")
         switch parsed.action {
@@ -23,9 +26,9 @@ enum EditCommand {
                 FileHandleOutput.standardError("flickr edit: \(error)\n")
                 return 2
             }
-        case "apply": return try await apply(parsed, inv, env)
-        case "resume": return try await resume(parsed, inv, env)
-        default: return try await undo(parsed, inv, env)
+        case "apply": return try await JobRunCommand.apply(parsed, inv, env, front: front)
+        case "resume": return try await JobRunCommand.resume(parsed, inv, env, front: front)
+        default: return try await JobRunCommand.undo(parsed, inv, env, front: front)
         }
     }
 
@@ -201,100 +204,5 @@ enum EditCommand {
             if !result.changes.isEmpty { print("apply it with: flickr edit apply \(result.job)") }
         }
         return result.changes.isEmpty && result.refused.isEmpty ? 0 : 1
-    }
-
-    // MARK: apply, resume, undo
-
-    static func apply(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let words = parsed.positional
-        guard words.count == 1 else { throw Invocation.UsageError(message: "usage: flickr edit apply PLAN [--yes] [--events] [--max-outage SECONDS]") }
-        let maxOutage = try RetagCommand.maxOutage(parsed)
-        let (opened, store) = try await RetagCommand.open(inv, env)
-        defer { opened.close() }
-        let planned = try RetagCommand.resolvePlan(words[0], store: store)
-        guard try store.isEdit(planned.id) else { throw Invocation.UsageError(message: "job \(planned.id) is a retag job: apply it with flickr retag apply") }
-        guard let lock = try RetagCommand.take(planned.id, store: store, command: "flickr edit apply", name: "edit") else { return RetagCommand.tryLater }
-        let job = try store.job(planned.id)
-        guard job.state == "planned" else {
-            throw Invocation.UsageError(message: "job \(job.id) is \(job.state), not planned; "
-                                        + (["running", "interrupted", "failed"].contains(job.state) ? "continue it with: flickr edit resume \(job.id)" : "see flickr jobs show \(job.id)"))
-        }
-        guard try RetagCommand.confirm("Apply job \(job.id) to \(job.photos) photo\(job.photos == 1 ? "" : "s")?", parsed) else { return 1 }
-        return try await execute(job.id, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage, env: env)
-    }
-
-    static func resume(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let words = parsed.positional
-        guard words.count <= 1 else { throw Invocation.UsageError(message: "usage: flickr edit resume [JOB|last] [--events] [--max-outage SECONDS]") }
-        let maxOutage = try RetagCommand.maxOutage(parsed)
-        let (opened, store) = try await RetagCommand.open(inv, env)
-        defer { opened.close() }
-        let edits = Set(try store.jobs().filter { (try? store.isEdit($0.id)) == true }.map(\.id))
-        let resumable: (JobSummary) -> Bool = { edits.contains($0.id) && ["planned", "interrupted", "failed", "running"].contains($0.state) }
-        let mine = try store.jobs().filter { edits.contains($0.id) }
-        let wanted = words.first ?? "last"
-        if wanted == "last", let newest = mine.first, !mine.contains(where: resumable) {
-            print("nothing to resume: the last edit job, \(newest.id), is \(newest.state)")
-            return 0
-        }
-        let found = try RetagCommand.jobOrUsage(store, wanted, where: resumable)
-        guard edits.contains(found.id) else { throw Invocation.UsageError(message: "job \(found.id) is a retag job: resume it with flickr retag resume") }
-        guard let lock = try RetagCommand.take(found.id, store: store, command: "flickr edit resume", name: "edit") else { return RetagCommand.tryLater }
-        let job = try store.job(found.id)
-        guard job.state != "done", job.state != "undone" else {
-            print("job \(job.id) is \(job.state); nothing to resume")
-            return 0
-        }
-        return try await execute(job.id, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage, env: env)
-    }
-
-    static func undo(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let words = parsed.positional
-        guard words.count <= 1 else {
-            throw Invocation.UsageError(message: "usage: flickr edit undo [JOB|last] [--yes] [--diff] [--force] [--events] [--max-outage SECONDS]")
-        }
-        let maxOutage = try RetagCommand.maxOutage(parsed)
-        let (opened, store) = try await RetagCommand.open(inv, env)
-        defer { opened.close() }
-        let job = try RetagCommand.jobOrUsage(store, words.first ?? "last") { $0.kind == "edit" && $0.state != "planned" }
-        guard job.kind == "edit" else {
-            throw Invocation.UsageError(message: job.kind == "retag" ? "job \(job.id) is a retag job: undo it with flickr retag undo"
-                                        : "job \(job.id) is an undo; undo the edit job it reverses instead")
-        }
-        if job.state == "undone" {
-            print("nothing to undo: \(job.id) was undone already (see flickr jobs)")
-            return 0
-        }
-        guard let parentLock = try RetagCommand.take(job.id, store: store, command: "flickr edit undo", name: "edit") else { return RetagCommand.tryLater }
-        defer { withExtendedLifetime(parentLock) {} }
-        if let pending = try store.jobs().first(where: { $0.parent == job.id && ["interrupted", "planned", "running"].contains($0.state) }) {
-            guard let lock = try RetagCommand.take(pending.id, store: store, command: "flickr edit undo", name: "edit") else { return RetagCommand.tryLater }
-            print("resuming \(pending.id), the undo of \(job.id)")
-            return try await execute(pending.id, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage, env: env)
-        }
-        let planned = try await EditPlanner(client: opened.session.client, store: store).planUndo(of: job.id, force: parsed.has("force"))
-        guard let lock = try RetagCommand.take(planned.job, store: store, command: "flickr edit undo", name: "edit") else { return RetagCommand.tryLater }
-        guard !planned.changes.isEmpty || !planned.conflicts.isEmpty else {
-            _ = try await EditRunner(client: opened.session.client, store: store).run(planned.job, lock: lock)
-            print("nothing to undo: every field \(job.id) changed has its value from before it")
-            return 0
-        }
-        print(parsed.has("diff") ? EditReport.diff(planned, budget: RetagCommand.budget(opened), names: EditReport.Names())
-                                 : (EditReport.summary(planned, budget: RetagCommand.budget(opened)) + ["(the per-photo diff: --diff)"]).joined(separator: "\n"))
-        guard try RetagCommand.confirm("Undo job \(job.id) on \(planned.changes.count) photo\(planned.changes.count == 1 ? "" : "s")?", parsed) else { return 1 }
-        return try await execute(planned.job, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage, env: env)
-    }
-
-    /// Runs an edit job (or its undo) to its end (``JobExecution``).
-    static func execute(_ job: String, lock: RunnerLock, opened: Subcommands.OpenSession, store: JobStore, events: Bool,
-                        maxOutage: Double, env: [String: String]) async throws -> Int32 {
-        var runner = EditRunner(client: opened.session.client, store: store)
-        runner.secondsPerCall = (opened.session.client.pacer as? SharedBudget)?.secondsPerCall
-        runner.maxOutage = maxOutage
-        runner.command = "flickr edit"
-        runner.source = LibraryEditSource.synced(for: opened.session.client, environment: env)
-        return try await JobExecution.execute(job, name: "edit", events: events, run: { [runner] progress, notice, shouldStop in
-            try await runner.run(job, lock: lock, progress: progress, notice: notice, shouldStop: shouldStop)
-        }, problems: { JobExecution.problems(try store.editPhotos(of: $0)) })
     }
 }

@@ -2,14 +2,41 @@ import FlickrCommandLine
 import FlickrJobs
 import Foundation
 
-/// `flickr jobs [--json]` and `flickr jobs show JOB [--json]`: the job database, read only.
+/// `flickr jobs [--json]` and `flickr jobs show JOB [--json]`: the job database, read only;
+/// `flickr jobs apply|resume|undo JOB`: any job, whatever its kind (``JobRunCommand``).
 enum JobsCommand {
+    /// The options each word takes (the spec lists them all, for `jobs`'s help and completion).
+    static let optionsOf: [String: Set<String>] = [
+        "": ["json"], "show": ["json"],
+        "apply": ["yes", "events", "max-outage"], "resume": ["events", "max-outage"],
+        "undo": ["yes", "diff", "force", "events", "max-outage"],
+    ]
+
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let parsed = try CommandLineParser.parse(args, for: "jobs")
+        var parsed = try CommandLineParser.parse(args, for: "jobs")
         let json = parsed.has("json")
         let words = parsed.positional
+        let word = words.first ?? ""
+        if let option = parsed.given.first(where: { !(optionsOf[word] ?? []).contains($0.name) }) {
+            throw Invocation.UsageError(message: "--\(option.name) does not go with flickr jobs\(word.isEmpty ? "" : " " + word); "
+                                        + "usage: flickr jobs \(CommandLineSpec.subcommand(named: "jobs")?.synopsis ?? "")")
+        }
+        switch word {
+        case "apply", "resume", "undo":
+            guard words.count == 2 else {
+                throw Invocation.UsageError(message: "usage: flickr jobs \(word) JOB (an id, a plan file or last)")
+            }
+            parsed.positional.removeFirst()
+            switch word {
+            case "apply": return try await JobRunCommand.apply(parsed, inv, env, front: .jobs)
+            case "resume": return try await JobRunCommand.resume(parsed, inv, env, front: .jobs)
+            default: return try await JobRunCommand.undo(parsed, inv, env, front: .jobs)
+            }
+        default:
+            break
+        }
         let store = try JobStore(path: JobStore.defaultPath(environment: env))
-        if words.first == "show" {
+        if word == "show" {
             guard words.count == 2 else { throw Invocation.UsageError(message: "usage: flickr jobs show JOB [--json]") }
             return try show(words[1], store: store, json: json)
         }
@@ -21,12 +48,13 @@ enum JobsCommand {
             return 0
         }
         if jobs.isEmpty {
-            print("no jobs yet (flickr retag plan … makes one); database: \(store.path)")
+            print("no jobs yet (flickr retag plan or flickr edit plan makes one); database: \(store.path)")
             return 0
         }
-        print("JOB                                STATE        PHOTOS  DONE  FAILED  CONFLICTS  CALLS")
+        print("JOB                                KIND   STATE        PHOTOS  DONE  FAILED  CONFLICTS  CALLS")
         for j in jobs {
-            print(j.id.padding(toLength: 35, withPad: " ", startingAt: 0) + j.state.padding(toLength: 13, withPad: " ", startingAt: 0)
+            print(j.id.padding(toLength: 35, withPad: " ", startingAt: 0) + j.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
+                  + j.state.padding(toLength: 13, withPad: " ", startingAt: 0)
                   + pad(j.photos, 6) + pad(j.done, 6) + pad(j.failed, 8) + pad(j.conflicts, 11) + pad(j.calls, 7))
         }
         return 0
@@ -37,16 +65,23 @@ enum JobsCommand {
         return String(repeating: " ", count: max(1, width - s.count)) + s
     }
 
-    /// The fields of `flickr jobs --json`.
+    /// The fields of `flickr jobs --json`: `kind` is what the job changes (an undo has the kind
+    /// of the job it takes back); `undo_of`, for an undo and only for one, names that job
+    /// (`parent`, its name before, stays: null but for an undo).
     static func object(_ j: JobSummary) -> [String: Any] {
-        ["id": j.id, "kind": j.kind, "parent": j.parent as Any? ?? NSNull(), "state": j.state, "created": j.created, "rules": j.rules,
-         "enumerated": j.enumerated, "photos": j.photos, "done": j.done, "failed": j.failed, "conflicts": j.conflicts, "calls": j.calls]
+        var o: [String: Any] = [
+            "id": j.id, "kind": j.kind.rawValue, "parent": j.undoOf as Any? ?? NSNull(), "state": j.state, "created": j.created,
+            "rules": j.rules, "enumerated": j.enumerated, "photos": j.photos, "done": j.done, "failed": j.failed,
+            "conflicts": j.conflicts, "calls": j.calls,
+        ]
+        if let undone = j.undoOf { o["undo_of"] = undone }
+        return o
     }
 
     static func show(_ id: String, store: JobStore, json: Bool) throws -> Int32 {
         let job: JobSummary
         do { job = try store.job(id) } catch { throw Invocation.UsageError(message: error.message) }
-        if try store.isEdit(job.id) { return try showEdit(job, store: store, json: json) }
+        if job.kind == .edit { return try showEdit(job, store: store, json: json) }
         let photos = try store.photos(of: job.id)
         if json {
             var o = object(job)
@@ -57,7 +92,7 @@ enum JobsCommand {
             print(String(decoding: try JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .prettyPrinted]), as: UTF8.self))
             return 0
         }
-        print("job \(job.id) (\(job.kind)\(job.parent.map { " of \($0)" } ?? "")): \(job.state)")
+        print("job \(job.id) (\(job.kind.rawValue)\(job.undoOf.map { ", the undo of \($0)" } ?? "")): \(job.state)")
         print("rules: \(job.rules.joined(separator: " "))")
         print("endpoint: \(job.endpoint), account \(job.owner)")
         print("\(job.photos) photos: \(job.done) done, \(job.failed) failed, \(job.conflicts) conflicts; \(job.calls) calls; \(job.enumerated) looked at")
@@ -80,7 +115,7 @@ enum JobsCommand {
             print(String(decoding: try JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .prettyPrinted]), as: UTF8.self))
             return 0
         }
-        print("job \(job.id) (\(job.kind)\(job.parent.map { " of \($0)" } ?? "")): \(job.state)")
+        print("job \(job.id) (\(job.kind.rawValue)\(job.undoOf.map { ", the undo of \($0)" } ?? "")): \(job.state)")
         print("changes: \(job.rules.joined(separator: " "))")
         print("endpoint: \(job.endpoint), account \(job.owner)")
         print("\(job.photos) photos: \(job.done) done, \(job.failed) failed, \(job.conflicts) conflicts; \(job.calls) calls; \(job.enumerated) looked at")

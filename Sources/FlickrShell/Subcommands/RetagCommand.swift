@@ -19,6 +19,9 @@ enum RetagCommand {
     /// (sysexits' EX_TEMPFAIL).
     static let tryLater: Int32 = 75
 
+    /// `retag apply|resume|undo` are the jobs' one front end; `last` means the last retag job.
+    static let front = JobRunCommand.Front(name: "retag", scope: .retag)
+
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
         let parsed = try CommandLineParser.parse(args, for: "retag")
         switch parsed.action {
@@ -28,9 +31,9 @@ enum RetagCommand {
                 FileHandleOutput.standardError("flickr retag: \(error)\n")
                 return 2
             }
-        case "apply": return try await apply(parsed, inv, env)
-        case "resume": return try await resume(parsed, inv, env)
-        default: return try await undo(parsed, inv, env)
+        case "apply": return try await JobRunCommand.apply(parsed, inv, env, front: front)
+        case "resume": return try await JobRunCommand.resume(parsed, inv, env, front: front)
+        default: return try await JobRunCommand.undo(parsed, inv, env, front: front)
         }
     }
 
@@ -273,89 +276,6 @@ enum RetagCommand {
         return String(decoding: data, as: UTF8.self)
     }
 
-    static func apply(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let words = parsed.positional
-        guard words.count == 1 else { throw Invocation.UsageError(message: "usage: flickr retag apply PLAN [--yes] [--events] [--max-outage SECONDS]") }
-        let maxOutage = try maxOutage(parsed)
-        let (opened, store) = try await open(inv, env)
-        defer { opened.close() }
-        let planned = try resolvePlan(words[0], store: store)
-        guard try !store.isEdit(planned.id) else { throw Invocation.UsageError(message: "job \(planned.id) is an edit job: apply it with flickr edit apply") }
-        // One runner per job: the lock first, then the state as it is under the lock.
-        guard let lock = try take(planned.id, store: store, command: "flickr retag apply") else { return tryLater }
-        let job = try store.job(planned.id)
-        guard job.state == "planned" else {
-            throw Invocation.UsageError(message: "job \(job.id) is \(job.state), not planned; "
-                                        + (job.state == "running" || job.state == "interrupted" || job.state == "failed"
-                                           ? "continue it with: flickr retag resume \(job.id)" : "see flickr jobs show \(job.id)"))
-        }
-        guard try confirm("Apply job \(job.id) to \(job.photos) photo\(job.photos == 1 ? "" : "s")?", parsed) else { return 1 }
-        return try await execute(job.id, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage, env: env)
-    }
-
-    static func resume(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let words = parsed.positional
-        guard words.count <= 1 else { throw Invocation.UsageError(message: "usage: flickr retag resume [JOB|last] [--events] [--max-outage SECONDS]") }
-        let maxOutage = try maxOutage(parsed)
-        let (opened, store) = try await open(inv, env)
-        defer { opened.close() }
-        let wanted = words.first ?? "last"
-        let edits = Set(try store.jobs().filter { (try? store.isEdit($0.id)) == true }.map(\.id))
-        let resumable: (JobSummary) -> Bool = { !edits.contains($0.id) && ["planned", "interrupted", "failed", "running"].contains($0.state) }
-        let all = try store.jobs().filter { !edits.contains($0.id) }
-        if wanted == "last", let newest = all.first, !all.contains(where: resumable) {
-            print("nothing to resume: the last job, \(newest.id), is \(newest.state)")
-            return 0
-        }
-        let found = try jobOrUsage(store, wanted, where: resumable)
-        guard try !store.isEdit(found.id) else { throw Invocation.UsageError(message: "job \(found.id) is an edit job: resume it with flickr edit resume") }
-        guard let lock = try take(found.id, store: store, command: "flickr retag resume") else { return tryLater }
-        let job = try store.job(found.id)
-        guard job.state != "done", job.state != "undone" else {
-            print("job \(job.id) is \(job.state); nothing to resume")
-            return 0
-        }
-        return try await execute(job.id, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage, env: env)
-    }
-
-    static func undo(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
-        let words = parsed.positional
-        guard words.count <= 1 else {
-            throw Invocation.UsageError(message: "usage: flickr retag undo [JOB|last] [--yes] [--diff] [--force] [--events] [--max-outage SECONDS]")
-        }
-        let maxOutage = try maxOutage(parsed)
-        let (opened, store) = try await open(inv, env)
-        defer { opened.close() }
-        let job = try jobOrUsage(store, words.first ?? "last") { $0.kind == "retag" && $0.state != "planned" }
-        guard job.kind == "retag" else { throw Invocation.UsageError(message: "job \(job.id) is an undo; undo the retag job it reverses instead") }
-        if job.state == "undone" {
-            print("nothing to undo: \(job.id) was undone already (see flickr jobs)")
-            return 0
-        }
-        // The retag job is held while its undo is planned and run: two undos of one job never race.
-        guard let parentLock = try take(job.id, store: store, command: "flickr retag undo") else { return tryLater }
-        defer { withExtendedLifetime(parentLock) {} }
-        // An undo interrupted earlier is resumed rather than planned again.
-        if let pending = try store.jobs().first(where: { $0.parent == job.id && ["interrupted", "planned", "running"].contains($0.state) }) {
-            guard let lock = try take(pending.id, store: store, command: "flickr retag undo") else { return tryLater }
-            print("resuming \(pending.id), the undo of \(job.id)")
-            return try await execute(pending.id, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage, env: env)
-        }
-        let planned = try await RetagPlanner(client: opened.session.client, store: store).planUndo(of: job.id, force: parsed.has("force"))
-        guard let lock = try take(planned.job, store: store, command: "flickr retag undo") else { return tryLater }
-        guard !planned.changes.isEmpty || !planned.conflicts.isEmpty else {
-            // The empty undo still runs, so that the job is recorded done and the retag undone.
-            _ = try await RetagRunner(client: opened.session.client, store: store).run(planned.job, lock: lock)
-            print("nothing to undo: every photo \(job.id) touched has its tags from before it")
-            return 0
-        }
-        // A summary by default: an undo of thousands of photos is not read photo by photo.
-        print(parsed.has("diff") ? diff(planned, budget: budget(opened))
-                                 : (summary(planned, budget: budget(opened)) + ["(the per-photo diff: --diff)"]).joined(separator: "\n"))
-        guard try confirm("Undo job \(job.id) on \(planned.changes.count) photo\(planned.changes.count == 1 ? "" : "s")?", parsed) else { return 1 }
-        return try await execute(planned.job, lock: lock, opened: opened, store: store, events: parsed.has("events"), maxOutage: maxOutage, env: env)
-    }
-
     /// `--max-outage SECONDS` (default 30): how long the endpoint may stay unreachable.
     static func maxOutage(_ parsed: ParsedArguments) throws(Invocation.UsageError) -> Double {
         guard let text = parsed["max-outage"] else { return 30 }
@@ -363,28 +283,6 @@ enum RetagCommand {
             throw Invocation.UsageError(message: "--max-outage: '\(text)' is not a number of seconds (e.g. --max-outage 120)")
         }
         return seconds
-    }
-
-    /// Takes job `id` for this process, or says who holds it (on stderr) and returns nil.
-    static func take(_ id: String, store: JobStore, command: String, name: String = "retag") throws -> RunnerLock? {
-        do {
-            return try store.lock(id, command: command)
-        } catch let busy as RunnerLock.Busy {
-            FileHandleOutput.standardError("flickr \(name): job \(busy.description)\n")
-            return nil
-        }
-    }
-
-    /// Runs a retag job to its end (``JobExecution``).
-    static func execute(_ job: String, lock: RunnerLock, opened: Subcommands.OpenSession, store: JobStore, events: Bool,
-                        maxOutage: Double, env: [String: String]) async throws -> Int32 {
-        var runner = RetagRunner(client: opened.session.client, store: store)
-        runner.secondsPerCall = (opened.session.client.pacer as? SharedBudget)?.secondsPerCall
-        runner.maxOutage = maxOutage
-        runner.mirror = LibraryRetagSource.synced(for: opened.session.client, environment: env)
-        return try await JobExecution.execute(job, name: "retag", events: events, run: { [runner] progress, notice, shouldStop in
-            try await runner.run(job, lock: lock, progress: progress, notice: notice, shouldStop: shouldStop)
-        }, problems: { JobExecution.problems(try store.photos(of: $0)) })
     }
 
     /// Asks on a terminal; without one, `--yes` is required.

@@ -1,0 +1,211 @@
+import FlickrAPI
+import FlickrCommandLine
+import FlickrJobs
+import FlickrLibrary
+import Foundation
+
+/// `apply`, `resume` and `undo` of any job (CLI.md): `flickr jobs apply|resume|undo JOB`, and the
+/// same commands as `flickr retag …` and `flickr edit …`. A job's kind is stored with it, so one
+/// front end runs every kind; what differs by kind — its runner, its undo planner and how an
+/// undo is reported — is chosen here from that stored kind, in one place each.
+///
+/// Exit statuses: 0 when every planned photo is done (or there was nothing to do), 1 when some
+/// photo failed or conflicted or the confirmation was declined, 2 for a usage error, 75 when the
+/// job could not go on now (the endpoint stayed unreachable, or another process runs it), 130
+/// on Ctrl-C.
+enum JobRunCommand {
+    /// Who is running: the command name in messages and locks (`flickr retag`, `flickr edit`,
+    /// `flickr jobs`), and the kind that `last` means (nil: any kind).
+    struct Front {
+        var name: String
+        var scope: JobKind?
+
+        /// `flickr jobs`: every kind.
+        static let jobs = Front(name: "jobs", scope: nil)
+
+        /// The usage line of one action.
+        func usage(_ action: String, _ arguments: String) -> String {
+            "usage: flickr \(name) \(action) \(arguments)"
+        }
+
+        /// Whether `last` may mean `job`.
+        func covers(_ job: JobSummary) -> Bool { scope.map { job.kind == $0 } ?? true }
+    }
+
+    static func apply(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String], front: Front) async throws -> Int32 {
+        let words = parsed.positional
+        guard words.count == 1 else { throw Invocation.UsageError(message: front.usage("apply", "PLAN [--yes] [--events] [--max-outage SECONDS]")) }
+        let maxOutage = try RetagCommand.maxOutage(parsed)
+        let (opened, store) = try await RetagCommand.open(inv, env)
+        defer { opened.close() }
+        let planned = try RetagCommand.resolvePlan(words[0], store: store)
+        // One runner per job: the lock first, then the state as it is under the lock.
+        guard let lock = try take(planned.id, store: store, front: front, action: "apply") else { return RetagCommand.tryLater }
+        let job = try store.job(planned.id)
+        guard job.state == "planned" else {
+            throw Invocation.UsageError(message: "job \(job.id) is \(job.state), not planned; "
+                                        + (["running", "interrupted", "failed"].contains(job.state)
+                                           ? "continue it with: flickr \(front.name) resume \(job.id)" : "see flickr jobs show \(job.id)"))
+        }
+        guard try RetagCommand.confirm("Apply job \(job.id) to \(job.photos) photo\(job.photos == 1 ? "" : "s")?", parsed) else { return 1 }
+        return try await execute(job, lock: lock, opened: opened, store: store, front: front, events: parsed.has("events"),
+                                 maxOutage: maxOutage, env: env)
+    }
+
+    static func resume(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String], front: Front) async throws -> Int32 {
+        let words = parsed.positional
+        guard words.count <= 1 else { throw Invocation.UsageError(message: front.usage("resume", "[JOB|last] [--events] [--max-outage SECONDS]")) }
+        let maxOutage = try RetagCommand.maxOutage(parsed)
+        let (opened, store) = try await RetagCommand.open(inv, env)
+        defer { opened.close() }
+        let wanted = words.first ?? "last"
+        let mine = try store.jobs().filter(front.covers)
+        let resumable: (JobSummary) -> Bool = { front.covers($0) && ["planned", "interrupted", "failed", "running"].contains($0.state) }
+        if wanted == "last", let newest = mine.first, !mine.contains(where: resumable) {
+            print("nothing to resume: the last \(front.scope.map { $0.rawValue + " " } ?? "")job, \(newest.id), is \(newest.state)")
+            return 0
+        }
+        // A job named by its id is taken whatever its state: a finished one is said so, and
+        // nothing is sent.
+        let found = wanted == "last" ? try RetagCommand.jobOrUsage(store, wanted, where: resumable)
+                                     : try RetagCommand.jobOrUsage(store, wanted) { _ in true }
+        guard found.state != "done", found.state != "undone" else {
+            print("job \(found.id) is \(found.state); nothing to resume")
+            return 0
+        }
+        guard let lock = try take(found.id, store: store, front: front, action: "resume") else { return RetagCommand.tryLater }
+        let job = try store.job(found.id)
+        guard job.state != "done", job.state != "undone" else {
+            print("job \(job.id) is \(job.state); nothing to resume")
+            return 0
+        }
+        return try await execute(job, lock: lock, opened: opened, store: store, front: front, events: parsed.has("events"),
+                                 maxOutage: maxOutage, env: env)
+    }
+
+    static func undo(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String], front: Front) async throws -> Int32 {
+        let words = parsed.positional
+        guard words.count <= 1 else {
+            throw Invocation.UsageError(message: front.usage("undo", "[JOB|last] [--yes] [--diff] [--force] [--events] [--max-outage SECONDS]"))
+        }
+        let maxOutage = try RetagCommand.maxOutage(parsed)
+        let (opened, store) = try await RetagCommand.open(inv, env)
+        defer { opened.close() }
+        let job = try RetagCommand.jobOrUsage(store, words.first ?? "last") { front.covers($0) && $0.undoOf == nil && $0.state != "planned" }
+        if let undone = job.undoOf {
+            throw Invocation.UsageError(message: "job \(job.id) is an undo; undo the \(job.kind.rawValue) job it reverses (\(undone)) instead")
+        }
+        if job.state == "undone" {
+            print("nothing to undo: \(job.id) was undone already (see flickr jobs)")
+            return 0
+        }
+        // The job is held while its undo is planned and run: two undos of one job never race.
+        guard let jobLock = try take(job.id, store: store, front: front, action: "undo") else { return RetagCommand.tryLater }
+        defer { withExtendedLifetime(jobLock) {} }
+        // An undo interrupted earlier is resumed rather than planned again.
+        if let pending = try store.jobs().first(where: { $0.undoOf == job.id && ["interrupted", "planned", "running"].contains($0.state) }) {
+            guard let lock = try take(pending.id, store: store, front: front, action: "undo") else { return RetagCommand.tryLater }
+            print("resuming \(pending.id), the undo of \(job.id)")
+            return try await execute(pending, lock: lock, opened: opened, store: store, front: front, events: parsed.has("events"),
+                                     maxOutage: maxOutage, env: env)
+        }
+        let planned = try await planUndo(job, force: parsed.has("force"), diff: parsed.has("diff"), opened: opened, store: store)
+        guard let lock = try take(planned.job, store: store, front: front, action: "undo") else { return RetagCommand.tryLater }
+        let undo = try store.job(planned.job)
+        guard !planned.isEmpty else {
+            // The empty undo still runs, so that it is recorded done and the job undone.
+            _ = try await runner(undo, opened: opened, store: store, front: front, maxOutage: maxOutage, env: env)(lock, { _ in }, { _ in }, { false })
+            print("nothing to undo: " + (job.kind == .retag ? "every photo \(job.id) touched has its tags from before it"
+                                                            : "every field \(job.id) changed has its value from before it"))
+            return 0
+        }
+        print(planned.report)
+        guard try RetagCommand.confirm("Undo job \(job.id) on \(planned.photos) photo\(planned.photos == 1 ? "" : "s")?", parsed) else { return 1 }
+        return try await execute(undo, lock: lock, opened: opened, store: store, front: front, events: parsed.has("events"),
+                                 maxOutage: maxOutage, env: env)
+    }
+
+    /// A planned undo, as the front end reports it.
+    struct PlannedUndo {
+        var job: String
+        /// Photos it will change.
+        var photos: Int
+        /// Nothing to change and no conflict to report.
+        var isEmpty: Bool
+        /// The summary (or with `--diff`, the per-photo diff) to print before asking.
+        var report: String
+    }
+
+    /// Plans the undo of `job` with its kind's planner.
+    static func planUndo(_ job: JobSummary, force: Bool, diff: Bool, opened: Subcommands.OpenSession, store: JobStore) async throws -> PlannedUndo {
+        let budget = RetagCommand.budget(opened)
+        // A summary by default: an undo of thousands of photos is not read photo by photo.
+        let hint = ["(the per-photo diff: --diff)"]
+        switch job.kind {
+        case .retag:
+            let r = try await RetagPlanner(client: opened.session.client, store: store).planUndo(of: job.id, force: force)
+            return PlannedUndo(job: r.job, photos: r.changes.count, isEmpty: r.changes.isEmpty && r.conflicts.isEmpty,
+                               report: diff ? RetagCommand.diff(r, budget: budget) : (RetagCommand.summary(r, budget: budget) + hint).joined(separator: "\n"))
+        case .edit:
+            let r = try await EditPlanner(client: opened.session.client, store: store).planUndo(of: job.id, force: force)
+            return PlannedUndo(job: r.job, photos: r.changes.count, isEmpty: r.changes.isEmpty && r.conflicts.isEmpty,
+                               report: diff ? EditReport.diff(r, budget: budget, names: EditReport.Names())
+                                            : (EditReport.summary(r, budget: budget) + hint).joined(separator: "\n"))
+        }
+    }
+
+    /// Runs `job` to its end with its kind's runner (``JobExecution``).
+    static func execute(_ job: JobSummary, lock: RunnerLock, opened: Subcommands.OpenSession, store: JobStore, front: Front,
+                        events: Bool, maxOutage: Double, env: [String: String]) async throws -> Int32 {
+        let run = try runner(job, opened: opened, store: store, front: front, maxOutage: maxOutage, env: env)
+        return try await JobExecution.execute(job.id, name: front.name, events: events, run: { progress, notice, shouldStop in
+            try await run(lock, progress, notice, shouldStop)
+        }, problems: { id in
+            switch job.kind {
+            case .retag: JobExecution.problems(try store.photos(of: id))
+            case .edit: JobExecution.problems(try store.editPhotos(of: id))
+            }
+        })
+    }
+
+    /// One run of `job`: its kind's runner, paced by the shared budget, with the library on
+    /// disk as its source when one is synced.
+    typealias Run = @Sendable (RunnerLock, @escaping @Sendable (JobProgress) -> Void, @escaping @Sendable (String) -> Void,
+                               @escaping @Sendable () -> Bool) async throws -> JobOutcome
+
+    static func runner(_ job: JobSummary, opened: Subcommands.OpenSession, store: JobStore, front: Front, maxOutage: Double,
+                       env: [String: String]) throws -> Run {
+        let client = opened.session.client
+        let secondsPerCall = (client.pacer as? SharedBudget)?.secondsPerCall
+        let id = job.id
+        switch job.kind {
+        case .retag:
+            var runner = RetagRunner(client: client, store: store)
+            runner.secondsPerCall = secondsPerCall
+            runner.maxOutage = maxOutage
+            runner.mirror = LibraryRetagSource.synced(for: client, environment: env)
+            return { [runner] lock, progress, notice, shouldStop in
+                try await runner.run(id, lock: lock, progress: progress, notice: notice, shouldStop: shouldStop)
+            }
+        case .edit:
+            var runner = EditRunner(client: client, store: store)
+            runner.secondsPerCall = secondsPerCall
+            runner.maxOutage = maxOutage
+            runner.command = "flickr \(front.name)"
+            runner.source = LibraryEditSource.synced(for: client, environment: env)
+            return { [runner] lock, progress, notice, shouldStop in
+                try await runner.run(id, lock: lock, progress: progress, notice: notice, shouldStop: shouldStop)
+            }
+        }
+    }
+
+    /// Takes job `id` for this process, or says who holds it (on stderr) and returns nil.
+    static func take(_ id: String, store: JobStore, front: Front, action: String) throws -> RunnerLock? {
+        do {
+            return try store.lock(id, command: "flickr \(front.name) \(action)")
+        } catch let busy as RunnerLock.Busy {
+            FileHandleOutput.standardError("flickr \(front.name): job \(busy.description)\n")
+            return nil
+        }
+    }
+}
