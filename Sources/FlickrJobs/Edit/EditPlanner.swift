@@ -234,7 +234,7 @@ public struct EditPlanner: Sendable {
             info = try await client.call("flickr.photos.getInfo", ["photo_id": id])
         } catch {
             // Deleted since it was listed: the next listing says so.
-            if error.kind == .api && error.code == 1 { return nil }
+            if error.kind == .api && FlickrErrorCode.photoNotFound.matches(error.code) { return nil }
             throw error
         }
         var setIDs: [String]?

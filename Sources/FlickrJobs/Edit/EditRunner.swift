@@ -53,6 +53,13 @@ public struct EditRunner: Sendable {
             case .done(let conflicts):
                 let final = current ?? change.pre
                 return conflicts.isEmpty ? (.done, nil, final) : (.conflict, conflicts.map(\.description).joined(separator: "; "), final)
+            case .write(let write) where write.tagWrite?.needsTagIDs == true:
+                // The pre-image does not know the ids of the tags to remove: read them first.
+                guard let now = try await read(id, sets: change.fields.contains(.sets), link: link, calls: &calls) else {
+                    return (.failed, "the photo is gone (deleted since the plan)", nil)
+                }
+                current = now
+                stalls += 1
             case .write(let write):
                 try store.record(job: job, photo: id, .writing, intent: Self.describe(write))
                 var model = current ?? change.pre
@@ -72,7 +79,7 @@ public struct EditRunner: Sendable {
                             try await rememberOrder(of: set, job: job, link: link, calls: &calls)
                         }
                         var arguments = call.arguments
-                        arguments["photo_id"] = id
+                        if call.method != "flickr.photos.removeTag" { arguments["photo_id"] = id }
                         _ = try await link.call(call.method, arguments, calls: &calls)
                         CrashPoint.afterWrite()
                         if let set = call.arguments["photoset_id"] {
@@ -150,7 +157,7 @@ public struct EditRunner: Sendable {
             let now: (photos: [String], primary: String?)
             do {
                 now = try await members(of: set, link: link, calls: &calls)
-            } catch let error as FlickrError where error.kind == .api && error.code == 1 {
+            } catch let error as FlickrError where error.kind == .api && FlickrErrorCode.photoNotFound.matches(error.code) {
                 continue  // The set is gone (its last photo left it): nothing to order.
             }
             let order = SetOrder.restored(before.photos, current: now.photos)
@@ -170,10 +177,13 @@ public struct EditRunner: Sendable {
         switch error.kind {
         case .usage, .oauth: return true
         case .api:
+            if let tagWrite = write.tagWrite { return tagWrite.isRefusal(error) }
             // A set's 1 (no such set), 2 (no such photo) and 10 (the set is full) are refusals;
             // its 3 (already in / not in the set) may be an earlier attempt's doing.
-            if write.field == .sets { return [1, 2, 10].contains(error.code ?? 0) }
-            return error.code != 105 && error.code != 106
+            if write.field == .sets {
+                return [FlickrErrorCode.photosetNotFound, .photoNotFoundCode2, .maximumNumberOfPhotosInSet].contains { $0.matches(error.code) }
+            }
+            return !FlickrErrorCode.serviceUnavailable.matches(error.code) && !FlickrErrorCode.writeFailed.matches(error.code)
         default: return false
         }
     }
@@ -193,7 +203,7 @@ public struct EditRunner: Sendable {
                 }
                 return PhotoMetadata(getInfo: info, sets: setIDs)
             } catch let error as FlickrError {
-                if error.kind == .api, error.code == 1 { return nil }
+                if error.kind == .api, FlickrErrorCode.photoNotFound.matches(error.code) { return nil }
                 if error.isTransient, tries < 3 { continue }
                 throw error
             }

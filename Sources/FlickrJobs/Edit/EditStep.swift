@@ -16,7 +16,7 @@ public struct EditChange: Sendable, Hashable, Codable {
     /// The calls apply costs when nothing stands in the way: one per group, one per set joined
     /// or left.
     public var calls: Int {
-        targets.reduce(0) { n, target in n + EditWrite(field: target.field, from: pre.value(target.field), to: target).calls.count }
+        targets.reduce(0) { n, target in n + EditWrite(field: target.field, from: pre.value(target.field), to: target, on: pre).calls.count }
     }
 }
 
@@ -48,7 +48,7 @@ public enum EditStep: Sendable, Hashable {
                 conflicts.append(EditConflict(field: field, found: value, planned: before))
                 continue
             }
-            return .write(EditWrite(field: field, from: value, to: target))
+            return .write(EditWrite(field: field, from: value, to: target, on: now))
         }
         return .done(conflicts: conflicts)
     }
@@ -85,12 +85,19 @@ public struct EditWrite: Sendable, Hashable {
     /// What the group holds when the write is sent (sets: which to join and leave).
     public var from: EditValue
     public var to: EditValue
+    /// The tag group's write, by the one tag writer of every job (``TagWrite``): it never
+    /// removes a tag the owner did not add.
+    public private(set) var tagWrite: TagWrite?
 
-    public init(field: EditField, from: EditValue, to: EditValue) {
+    /// The write of `field` from `from` to `to` on `photo` as last read (its tags, with their
+    /// authors and ids, decide how the tag group is written).
+    public init(field: EditField, from: EditValue, to: EditValue, on photo: PhotoMetadata) {
         (self.field, self.from, self.to) = (field, from, to)
+        if case .tags(let raws) = to { tagWrite = TagWrite.toward(raws, tags: photo.tags, owner: photo.owner) }
     }
 
-    /// The calls, in order: method and arguments (the runner adds `photo_id`).
+    /// The calls, in order: method and arguments (the runner adds `photo_id` to each but
+    /// `removeTag`, which names its tag by id alone).
     public var calls: [(method: String, arguments: [String: String])] {
         switch to {
         case .meta(let title, let description):
@@ -115,8 +122,8 @@ public struct EditWrite: Sendable, Hashable {
             guard case .sets(let now) = from else { return [] }
             return now.subtracting(wanted).sorted().map { ("flickr.photosets.removePhoto", ["photoset_id": $0]) }
                 + wanted.subtracting(now).sorted().map { ("flickr.photosets.addPhoto", ["photoset_id": $0]) }
-        case .tags(let raws):
-            return [("flickr.photos.setTags", ["tags": TagString.join(raws)])]
+        case .tags:
+            return tagWrite?.requests(photo: nil) ?? []
         }
     }
 }

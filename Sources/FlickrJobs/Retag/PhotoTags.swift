@@ -60,26 +60,6 @@ public struct PhotoChange: Sendable, Hashable, Codable {
     public var added: [String] { target.filter { raw in !pre.ownerTags.contains { $0.raw == raw } } }
 }
 
-/// A write that moves a photo toward its target.
-public enum TagWrite: Sendable, Hashable {
-    /// One `flickr.photos.setTags` with the whole target: used when the photo carries no other
-    /// member's tags, so it cannot drop any (Flickr does not document whether setTags keeps
-    /// them). Idempotent: a retry after a lost answer does no harm.
-    case setTags([String])
-    /// `flickr.photos.removeTag` by id for each tag leaving, then one `flickr.photos.addTags`
-    /// for those arriving: touches nothing else on the photo. A lost answer is settled by
-    /// reading the photo (a second removeTag of the same id fails).
-    case removeThenAdd(remove: [PhotoTag], add: [String])
-
-    /// The calls it makes.
-    public var calls: Int {
-        switch self {
-        case .setTags: return 1
-        case .removeThenAdd(let r, let a): return r.count + (a.isEmpty ? 0 : 1)
-        }
-    }
-}
-
 /// The next step for one photo, decided from what the job planned and what the photo holds
 /// now. A pure function (a state machine's transition), tested apart from any I/O.
 public enum PhotoStep: Sendable, Hashable {
@@ -106,9 +86,6 @@ public enum PhotoStep: Sendable, Hashable {
                 return .conflict("tag \"\(stranger.raw)\" was added since the plan")
             }
         }
-        if now.otherTags.isEmpty { return .write(.setTags(change.target)) }
-        let leaving = own.filter { !change.target.contains($0.raw) }
-        let arriving = change.target.filter { raw in !own.contains { $0.raw == raw } }
-        return .write(.removeThenAdd(remove: leaving, add: arriving))
+        return .write(TagWrite.toward(change.target, tags: now.tags, owner: now.owner))
     }
 }

@@ -149,7 +149,7 @@ public struct RetagPlanner: Sendable {
                 group.addTask { [client] in
                     do {
                         return (i, PhotoTags(getInfo: try await client.call("flickr.photos.getInfo", ["photo_id": id])))
-                    } catch let error as FlickrError where error.kind == .api && error.code == 1 {
+                    } catch let error as FlickrError where error.kind == .api && FlickrErrorCode.photoNotFound.matches(error.code) {
                         return (i, nil)
                     }
                 }

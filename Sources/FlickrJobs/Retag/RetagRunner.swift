@@ -52,12 +52,20 @@ public struct RetagRunner: Sendable {
             switch PhotoStep.next(change, current: current) {
             case .done: return (.done, nil)
             case .conflict(let why): return (.conflict, why)
+            case .write(let write) where write.needsTagIDs:
+                // The pre-image does not know the ids of the tags to remove: read them first.
+                switch try await look(id, link: link, calls: &calls) {
+                case .success(let now?): current = now
+                case .success(nil): return (.failed, "the photo is gone (deleted since the plan)")
+                case .failure(let readError): return (.failed, "could not read the photo's tags: \(readError)")
+                }
+                stalls += 1
             case .write(let write):
-                try store.record(job: job, photo: id, .writing, intent: Self.describe(write))
+                try store.record(job: job, photo: id, .writing, intent: write.description)
                 do {
                     try await perform(write, on: id, link: link, calls: &calls)
                     return (.done, nil)
-                } catch let error as FlickrError where Self.isDefinite(error, write) {
+                } catch let error as FlickrError where write.isRefusal(error) {
                     return (.failed, "\(error)")
                 } catch is FlickrError {
                     // The write may or may not have happened: look.
@@ -74,34 +82,11 @@ public struct RetagRunner: Sendable {
         return (.failed, "did not reach the planned tags after \(attempts) attempts without progress")
     }
 
-    /// Sends a write's calls.
+    /// Sends a write's calls, each followed by the crash point tests kill at.
     func perform(_ write: TagWrite, on photo: String, link: RunLink, calls: inout Int) async throws {
-        switch write {
-        case .setTags(let tags):
-            _ = try await link.call("flickr.photos.setTags", ["photo_id": photo, "tags": TagString.join(tags)], calls: &calls)
+        for request in write.requests(photo: photo) {
+            _ = try await link.call(request.method, request.arguments, calls: &calls)
             CrashPoint.afterWrite()
-        case .removeThenAdd(let remove, let add):
-            for tag in remove {
-                _ = try await link.call("flickr.photos.removeTag", ["tag_id": tag.id], calls: &calls)
-                CrashPoint.afterWrite()
-            }
-            if !add.isEmpty {
-                _ = try await link.call("flickr.photos.addTags", ["photo_id": photo, "tags": TagString.join(add)], calls: &calls)
-                CrashPoint.afterWrite()
-            }
-        }
-    }
-
-    /// Whether an error proves the write did not happen (Flickr refused it, or the request
-    /// was never sent). A removeTag "not found" is not proof: an earlier attempt may have
-    /// removed it.
-    static func isDefinite(_ error: FlickrError, _ write: TagWrite) -> Bool {
-        switch error.kind {
-        case .usage, .oauth: return true
-        case .api:
-            if case .removeThenAdd = write { return false }
-            return error.code != 105 && error.code != 106
-        default: return false
         }
     }
 
@@ -127,13 +112,6 @@ public struct RetagRunner: Sendable {
                 throw error
             }
             return PhotoTags(getInfo: answer)
-        }
-    }
-
-    static func describe(_ write: TagWrite) -> String {
-        switch write {
-        case .setTags(let tags): return "setTags " + TagString.join(tags)
-        case .removeThenAdd(let r, let a): return "removeTag " + r.map(\.id).joined(separator: ",") + "; addTags " + TagString.join(a)
         }
     }
 }

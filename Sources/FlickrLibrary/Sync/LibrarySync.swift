@@ -299,7 +299,7 @@ public struct LibrarySync: Sendable {
                 group.addTask {
                     do {
                         return (id, try await counter.call("flickr.photos.getInfo", ["photo_id": id]))
-                    } catch let error as FlickrError where error.kind == .api && error.code == 1 {
+                    } catch let error as FlickrError where error.kind == .api && FlickrErrorCode.photoNotFound.matches(error.code) {
                         return (id, nil)  // deleted since it was listed: the next listing says so
                     }
                 }

@@ -301,8 +301,13 @@ public struct FlickrErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let userHasAlreadyRequestedToJoinThatGroup = FlickrErrorCode(rawValue: 7)
     /// 8 "Blank comment".
     public static let blankComment = FlickrErrorCode(rawValue: 8)
+    /// 10 "Maximum number of photos in set" (`photosets.addPhoto`).
+    public static let maximumNumberOfPhotosInSet = FlickrErrorCode(rawValue: 10)
     /// 11 "No valid machine tags".
     public static let noValidMachineTags = FlickrErrorCode(rawValue: 11)
+
+    /// Whether an error answered with `code` (nil: none) is this one.
+    public func matches(_ code: Int?) -> Bool { code == rawValue }
 
     /// Codes Flickr uses for transient trouble: retrying a read after them is safe.
     public static func isTransient(_ code: Int) -> Bool {

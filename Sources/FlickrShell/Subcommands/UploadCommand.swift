@@ -214,7 +214,7 @@ enum UploadCommand {
         for photo in toAdd {
             do {
                 _ = try await client.call("flickr.photosets.addPhoto", ["photoset_id": setID!, "photo_id": photo])
-            } catch where error.code == 3 {
+            } catch where FlickrErrorCode.photoAlreadyInSet.matches(error.code) {
                 continue  // already in the set
             }
         }
