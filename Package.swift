@@ -248,6 +248,7 @@ let package = Package(
         // Test helpers shared by the suites: fixtures, running the products, deadlines and signals.
         .target(
             name: "FlickrTestSupport",
+            dependencies: ["FlickrAPI", "FlickrProtocol", "FlickrSandbox"],
             path: "Tests/FlickrTestSupport"
         ),
         // The README's Swift snippets (scripts/readme-snippets writes them): compiled with the
@@ -265,6 +266,11 @@ let package = Package(
             name: "FlickrJobsTests",
             dependencies: ["FlickrJobs", "FlickrLibrary", "FlickrAPI", "FlickrProtocol", "FlickrSandbox", "FlickrTestSupport",
                            .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // The library on disk: sync, queries, find, backups (FlickrLibrary).
+        .testTarget(
+            name: "FlickrLibraryTests",
+            dependencies: ["FlickrLibrary", "FlickrJobs", "FlickrAPI", "FlickrProtocol", "FlickrSandbox", "FlickrTestSupport"]
         ),
         .testTarget(
             name: "FlickrSandboxTests",

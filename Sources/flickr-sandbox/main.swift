@@ -28,6 +28,23 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
     @Option(name: .customLong("data"), help: "Seed world, a JSON file (see SEED-FORMAT.md).")
     var dataFile: String?
 
+    @Option(help: ArgumentHelp("Serve a generated world of N photos for the default user instead of --data (see SANDBOX.md).", valueName: "N"))
+    var photos: Int?
+
+    @Option(help: ArgumentHelp("With --photos: the seed of the generated world; the same seed makes the same world (default: flickr).",
+                               valueName: "S"))
+    var seed: String?
+
+    @Option(help: ArgumentHelp("With --photos: how many sets (default 7).", valueName: "K"))
+    var sets: Int?
+
+    @Option(help: ArgumentHelp("With --photos: how many of the photos are videos (default one in twenty).", valueName: "V"))
+    var videos: Int?
+
+    @Option(help: ArgumentHelp("With --photos: write the world as a seed file (the --data format) and exit without serving.",
+                               valueName: "FILE"))
+    var write: String?
+
     @Option(name: .customLong("state"), help: "Directory that keeps the state across restarts.")
     var stateDirectory: String?
 
@@ -57,7 +74,23 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
     @Option(name: .customLong("log"), help: "Append one JSON line per request to this file (never a secret).")
     var logFile: String?
 
+    /// The world `--photos` asks for, checked.
+    var world: GeneratedWorld? {
+        get throws {
+            guard let photos else { return nil }
+            let world = GeneratedWorld(photos: photos, seed: seed ?? "flickr", sets: sets, videos: videos)
+            do { try world.check() } catch { throw ValidationError(error.message) }
+            return world
+        }
+    }
+
     func validate() throws {
+        if photos == nil, let given = [("--seed", seed != nil), ("--sets", sets != nil), ("--videos", videos != nil), ("--write", write != nil)]
+            .first(where: \.1) {
+            throw ValidationError("\(given.0) goes with --photos N (a generated world)")
+        }
+        if photos != nil, dataFile != nil { throw ValidationError("give --photos or --data, not both") }
+        _ = try world
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard allowRemote || Loopback.isLoopback(host: host) else {
             throw ValidationError("--host \(host) is not a loopback address: the sandbox prints its keys and secrets and "
@@ -77,11 +110,21 @@ struct FlickrSandboxCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let write, let world = try world {
+            do {
+                try world.seedFile().write(to: URL(fileURLWithPath: write), options: .atomic)
+            } catch {
+                FileHandle.standardError.write(Data("flickr-sandbox: --write \(write): \(error.localizedDescription)\n".utf8))
+                throw ExitCode(1)
+            }
+            return
+        }
         var configuration = SandboxConfiguration(
             host: host, port: port, dataFile: dataFile, stateDirectory: stateDirectory,
             faults: try faults.map(FaultSpec.parse) ?? .none, imageFaults: try imageFaults.map(FaultSpec.parse) ?? .none,
             rateLimit: rateLimit, latencyMilliseconds: latency)
         configuration.logFile = logFile
+        configuration.world = try world
         configuration.closeIdleMilliseconds = closeIdle
         configuration.clockSkewSeconds = clockSkew
         configuration.budget = try budget.map(CallBudget.parse)

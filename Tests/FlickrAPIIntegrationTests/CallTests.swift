@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 import FlickrTestSupport
 
-@Suite(.timeLimit(.minutes(5)), .tags(.integration), .kind("integration")) struct CallTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.integration)) struct CallTests {
     @Test func echoSurvivesReservedAndUnicodeCharacters() async throws {
         try await SandboxHarness.with { h in
             let tricky = "a b+c&d=e/f?g%h ~!*'() 日本 😀 \"q\""

@@ -9,7 +9,7 @@ import Testing
 /// The FlickrAPITesting product as a Swift user takes it: a client served by the in-process
 /// sandbox (SandboxTransport), its exchanges recorded (RecordingTransport), then the same code
 /// answered from the cassette with the sandbox stopped (ReplayTransport).
-@Suite(.timeLimit(.minutes(3)), .tags(.integration), .kind("integration"))
+@Suite(.timeLimit(.minutes(3)), .tags(.integration))
 struct CassetteTransportTests {
     /// What the code under test does with a client: several calls, an upload, an error answer.
     static func exercise(_ flickr: FlickrClient, photo: [UInt8]) async throws -> [String] {

@@ -9,7 +9,7 @@ import Testing
 /// on this one by path, builds with `import FlickrAPI` alone and runs against a sandbox; the
 /// README's snippets compiled; a sandbox in a user's test that never outlives it.
 @Suite("FlickrAPI in a user's package: one import, no tool dependencies, no warnings; README snippets; the sandbox in users' tests",
-       .timeLimit(.minutes(25)), .tags(.integration), .kind("integration"))
+       .timeLimit(.minutes(25)), .tags(.integration, .heavy))
 struct ConsumerPackageTests {
     static let consumer = Fixtures.repository.appendingPathComponent("Tests/Consumer")
 

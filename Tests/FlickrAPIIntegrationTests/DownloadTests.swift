@@ -9,7 +9,7 @@ import FlickrTestSupport
 /// `FlickrClient.download` / `downloadPhoto` against the sandbox's image host: the bytes of an
 /// uploaded original come back exactly, a file of the same size is skipped, nothing half-written
 /// is ever left under the final name, and the image host's failures are retried or reported.
-@Suite(.timeLimit(.minutes(2)), .tags(.integration), .kind("integration"))
+@Suite(.timeLimit(.minutes(2)), .tags(.integration))
 struct DownloadTests {
     static func directory() throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flickr-download-\(UUID().uuidString)")

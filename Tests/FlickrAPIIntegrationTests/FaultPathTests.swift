@@ -9,7 +9,7 @@ import FlickrTestSupport
 /// Faults on the paths beyond REST reads (which ResilienceTests covers): writes, uploads, the
 /// OAuth token endpoints, an answer that stalls halfway. The sandbox's access log counts what
 /// reached it.
-@Suite(.timeLimit(.minutes(5)), .tags(.integration), .kind("integration")) struct FaultPathTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.integration)) struct FaultPathTests {
     static let patient = RetryPolicy(maxAttempts: 6, baseDelay: 0.01, maxDelay: 0.05, maxRetryAfter: 2)
 
     /// Runs `body`, which must throw a FlickrError; returns it.

@@ -12,7 +12,7 @@ import FlickrTestSupport
 /// The transport's two ways to send, against the sandbox: a body known in full (a form, or
 /// none) through AsyncHTTPClient's delegate interface, and a streamed one (an upload, which
 /// UploadTests and LargeUploadTests cover) through its async interface.
-@Suite(.timeLimit(.minutes(2)), .tags(.integration), .kind("integration")) struct HTTPTransportTests {
+@Suite(.timeLimit(.minutes(2)), .tags(.integration)) struct HTTPTransportTests {
     /// An unsigned REST request: the sandbox answers an echo with the API key alone. Its
     /// deadline is 60 s, as SandboxHarness gives calls: on a slow day, with the suite's tests
     /// sharing two cores, an echo found no answer within 10 s.

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 import FlickrTestSupport
 
-@Suite(.timeLimit(.minutes(5)), .tags(.integration), .kind("integration")) struct OAuthFlowTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.integration)) struct OAuthFlowTests {
     @Test func oobDanceEndToEnd() async throws {
         try await SandboxHarness.with(token: false) { h in
             let request = try await h.client.requestToken(callback: "oob")

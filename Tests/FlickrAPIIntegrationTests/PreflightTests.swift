@@ -7,7 +7,7 @@ import FlickrTestSupport
 
 /// What the client refuses before a request (the sandbox's request count proves none was made),
 /// and reads too long for a GET going as POST.
-@Suite(.timeLimit(.minutes(5)), .tags(.integration), .kind("integration")) struct PreflightTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.integration)) struct PreflightTests {
     /// Calls `body`, which must fail with a usage error and make no request; returns the error.
     static func refused(_ h: SandboxHarness, _ body: () async throws(FlickrError) -> FlickrNode) async -> FlickrError? {
         let before = h.server.requestCount()

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 import FlickrTestSupport
 
-@Suite(.timeLimit(.minutes(5)), .tags(.integration), .kind("integration")) struct ResilienceTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.integration)) struct ResilienceTests {
     static let patient = RetryPolicy(maxAttempts: 10, baseDelay: 0.01, maxDelay: 0.05)
 
     @Test func readsSurviveInjectedFaults() async throws {

@@ -26,7 +26,7 @@ final class ParameterRecorder: FlickrTransport {
 
 /// Typed calls (`client.photos.search(userID:tags:perPage:)`, generated from the catalog)
 /// against the in-process sandbox over loopback: what each puts on the wire and what comes back.
-@Suite(.timeLimit(.minutes(5)), .tags(.integration), .kind("integration")) struct TypedCallTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.integration)) struct TypedCallTests {
     /// A client on the harness's context whose requests are recorded.
     func recordingClient(_ h: SandboxHarness) -> (FlickrClient, ParameterRecorder) {
         let recorder = ParameterRecorder()

@@ -6,7 +6,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@Suite(.timeLimit(.minutes(5)), .tags(.integration), .kind("integration")) struct UploadTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.integration)) struct UploadTests {
     /// How many JPEGs were made: each gets its own random stream (so uploads differ), reproducibly.
     static let jpegCount = Mutex(0)
 

@@ -5,7 +5,7 @@ import FlickrTestSupport
 /// Every public declaration a user of the library meets — FlickrAPI, the FlickrProtocol it
 /// re-exports, FlickrAPITesting, the sandbox server and its configuration — has a doc comment:
 /// `scripts/check-doc-comments` finds them and names each one without.
-@Suite(.timeLimit(.minutes(2)), .tags(.unit), .kind("unit")) struct DocCommentTests {
+@Suite(.timeLimit(.minutes(2)), .tags(.unit)) struct DocCommentTests {
     static let script = "scripts/check-doc-comments"
 
     @Test func everyPublicDeclarationHasADocComment() async throws {

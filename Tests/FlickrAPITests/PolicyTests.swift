@@ -4,7 +4,7 @@ import FlickrTestSupport
 import NIOCore
 @testable import FlickrAPI
 
-@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct PolicyTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit)) struct PolicyTests {
     @Test func backoffGrowsWithJitterWithinBounds() {
         let p = RetryPolicy(maxAttempts: 5, baseDelay: 0.5, maxDelay: 4)
         for attempt in 1...6 {
@@ -106,7 +106,7 @@ import NIOCore
     }
 }
 
-@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct MultipartTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit)) struct MultipartTests {
     @Test func fileChunksReportProgressAtLeastEveryPercentOr256KiB() {
         #expect(FlickrClient.progressChunkLength(fileSize: 180_000) == 1_800)        // 1 %: a hundred steps
         #expect(FlickrClient.progressChunkLength(fileSize: 10 << 30) == 256 << 10)   // 256 KiB at most

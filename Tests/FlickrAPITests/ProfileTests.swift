@@ -3,7 +3,7 @@ import Testing
 import FlickrTestSupport
 @testable import FlickrAPI
 
-@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct ProfileTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit)) struct ProfileTests {
     func tempStore() throws -> ProfileStore {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flickr-profiles-\(UUID().uuidString)/flickr")
         return ProfileStore(directory: dir)

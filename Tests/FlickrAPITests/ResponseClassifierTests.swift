@@ -5,7 +5,7 @@ import FlickrProtocol
 @testable import FlickrAPI
 
 /// Each body in Tests/Fixtures/errors (and a few more shapes) lands in the right error kind.
-@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct ResponseClassifierTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit)) struct ResponseClassifierTests {
     func classify(_ file: String, status: Int, retryAfter: String? = nil) throws -> Result<FlickrNode, FlickrError> {
         let body = [UInt8](try Fixtures.data(file))
         do throws(FlickrError) {

@@ -8,7 +8,7 @@ import Testing
 
 /// The watchdog that limits response bodies and downloads: its decision alone, then the timer on
 /// a test loop whose clock the test moves, and a real event loop cutting off real child tasks.
-@Suite(.tags(.unit), .kind("unit"), .timeLimit(.minutes(1))) struct TransferWatchdogTests {
+@Suite(.tags(.unit), .timeLimit(.minutes(1))) struct TransferWatchdogTests {
     struct TimedOut: Error {}
 
     let loop = HTTPClient.defaultEventLoopGroup.next()

@@ -7,7 +7,7 @@ import Testing
 /// Transport failures become sentences that name the server and what to check (the refused
 /// connection and the TLS mismatch are also met for real, in ResilienceTests and
 /// CommandErrorTests; these are the shapes that cannot be produced on loopback).
-@Suite(.tags(.unit), .kind("unit")) struct TransportErrorTests {
+@Suite(.tags(.unit)) struct TransportErrorTests {
     /// The text NIO gives a failed name lookup (as recorded from `flickr --endpoint http://no-such-host.invalid`).
     struct RecordedDNSFailure: Error, CustomStringConvertible {
         var description: String {

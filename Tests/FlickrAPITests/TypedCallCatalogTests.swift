@@ -8,7 +8,7 @@ import FlickrProtocol
 /// the committed file is what `scripts/generate-methods.py` writes today, every method is
 /// there, every required argument is a label without a default, every other argument an
 /// optional label; and the encodings of `TypedArguments`.
-@Suite(.timeLimit(.minutes(2)), .tags(.unit), .kind("unit")) struct TypedCallCatalogTests {
+@Suite(.timeLimit(.minutes(2)), .tags(.unit)) struct TypedCallCatalogTests {
     static let generatedPath = "Sources/FlickrAPI/Generated/FlickrMethods+Generated.swift"
     static let script = "scripts/generate-methods.py"
 

@@ -3,7 +3,7 @@ import FlickrTestSupport
 import FlickrProtocol
 @testable import FlickrAPI
 
-@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct PhotoURLTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit)) struct PhotoURLTests {
     let photo: FlickrNode = ["id": "12502775644", "server": "7372", "secret": "acfd415fa7", "owner": "12037949754@N01"]
 
     @Test func sharedSecretSizes() throws {
@@ -73,7 +73,7 @@ import FlickrProtocol
     }
 }
 
-@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct ContextAndRedactionTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit)) struct ContextAndRedactionTests {
     @Test func descriptionNeverShowsSecrets() {
         let ctx = FlickrContext(apiKey: "key123", sharedSecret: "supersecret-shared", oauthToken: "72157626318069415-087bfc7b5816092c",
                                 oauthTokenSecret: "a202d1f853ec69de", authToken: "976598454353455")

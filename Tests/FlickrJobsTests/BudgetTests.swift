@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 /// The per-key budget shared by every flickr process, measured by the sandbox's access log.
-@Suite("One call budget for every process; pacing and ETA", .timeLimit(.minutes(4)), .tags(.command), .kind("command"))
+@Suite("One call budget for every process; pacing and ETA", .timeLimit(.minutes(4)), .tags(.command))
 struct BudgetTests {
     /// The REST calls of the log, as Unix times.
     static func callTimes(_ log: URL) throws -> [Double] {

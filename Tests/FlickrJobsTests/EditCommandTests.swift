@@ -7,7 +7,7 @@ import Testing
 
 /// `flickr edit` as a user runs it: the real binary against `flickr-sandbox` processes, killed
 /// at random points and resumed, compared with an uninterrupted twin of the same world.
-@Suite("flickr edit: plan, apply, kill -9 and resume, undo (the real binaries)", .timeLimit(.minutes(10)), .tags(.command), .kind("command"))
+@Suite("flickr edit: plan, apply, kill -9 and resume, undo (the real binaries)", .timeLimit(.minutes(10)), .tags(.command, .heavy))
 struct EditCommandTests {
     static func flickr(_ args: [String], _ env: [String: String], extra: [String: String] = [:]) async throws -> Products.Result {
         let r = try await Products.run(try Products.executable("flickr"), args, environment: env.merging(extra) { $1 }, timeout: 180)
@@ -38,11 +38,14 @@ struct EditCommandTests {
         return out
     }
 
-    static let changes = ["--title", "{date_taken:%Y-%m-%d} {title}", "--privacy", "friends,family", "--license", "by-nc",
-                          "--shift-taken", "-1d2h", "--geo", "64.1466,-21.9426,11", "--add-to-set", "Iceland", "--create-set",
-                          "--add", "iceland", "--remove-from-set", "Set 2",
-                          // The first 45 photos' uploads (26,000 s apart from 2015-01-01): Set 2 keeps members.
-                          "--query", "max_upload_date=1421240400"]
+    /// A mixed job over the first 45 photos' uploads (the world's photos are posted in order),
+    /// taking them out of the third set, which keeps members beyond them.
+    static func changes(_ world: LibraryWorld) -> [String] {
+        ["--title", "{date_taken:%Y-%m-%d} {title}", "--privacy", "friends,family", "--license", "by-nc",
+         "--shift-taken", "-1d2h", "--geo", "64.1466,-21.9426,11", "--add-to-set", "Iceland", "--create-set",
+         "--add", "iceland", "--remove-from-set", world.sets[2].title,
+         "--query", "max_upload_date=\(world.photos[44].posted)"]
+    }
 
     @Test("kill -9 at thirty points of a mixed job (ten of them between a write's answer and its journal entry), each followed by resume: the end state equals an uninterrupted twin's; undo then restores every field; a second undo changes nothing")
     func killAndResume() async throws {
@@ -70,7 +73,7 @@ struct EditCommandTests {
         let before = try await Self.snapshot(envs[0], ids: ids)
         var jobs: [String] = []
         for env in envs {
-            let plan = try await Self.flickr(["edit", "plan"] + Self.changes, env)
+            let plan = try await Self.flickr(["edit", "plan"] + Self.changes(generated), env)
             try #require(plan.status == 1, "\(plan.stdout)\(plan.stderr)")
             jobs.append(try Self.job(plan.stdout))
         }
@@ -209,8 +212,8 @@ struct EditCommandTests {
                   return { title = photo.date_taken:sub(1, 10) .. " " .. photo.title, add = "dated" }
                 end
                 """)
-            // The first 7 uploads (26,000 s apart from 2015-01-01).
-            let query = ["--query", "max_upload_date=1420250000"]
+            // The first 7 uploads (the world's photos are posted in order).
+            let query = ["--query", "max_upload_date=\(world.photos[6].posted)"]
             let selected = world.photos.prefix(7)
             let plan = try await Self.flickr(["edit", "plan", "--lua", rule, "--add", "trip"] + query, env)
             try #require(plan.status == 1, "\(plan.stdout)\(plan.stderr)")

@@ -10,7 +10,7 @@ import Testing
 /// applies and undoes, with every photo read back through `getInfo` and the calls counted in
 /// the access log.
 @Suite("Edit jobs: plan, apply, undo, conflicts, refusals (Swift API against the sandbox)",
-       .timeLimit(.minutes(5)), .tags(.integration), .kind("integration"))
+       .timeLimit(.minutes(5)), .tags(.integration, .heavy))
 struct EditEngineTests {
     /// The access log's calls of `method` (with the photo id when it names one).
     static func logged(_ log: URL, _ method: String? = nil) -> [(method: String, photo: String?)] {
@@ -248,7 +248,7 @@ struct EditEngineTests {
             #expect(details.count == expected.count && details.allSatisfy { $0.hasPrefix("refused at plan time, never sent: ") }, "\(details)")
             // A custom value Flickr takes is not refused, however it came: a date in range, a location, a known licence.
             let fine: EditPlanner.Custom = { _, _ in [.dates(taken: "1900-01-01 00:00:00", granularity: 6), .geo(GeoPoint(latitude: -90, longitude: 180, accuracy: 1)), .license(4)] }
-            let ok = try await planner.plan(EditSpec(), query: ["max_upload_date": "1420122399"], find: nil, rules: ["--lua"], custom: fine)
+            let ok = try await planner.plan(EditSpec(), query: ["max_upload_date": String(world.photos[1].posted)], find: nil, rules: ["--lua"], custom: fine)
             #expect(ok.refused.isEmpty && !ok.changes.isEmpty, "\(ok.refused)")
         }
     }
@@ -286,9 +286,11 @@ extension EditEngineTests {
         try await world.serve { server, alice, env, log in
             let store = try JobStore(path: env["XDG_STATE_HOME"]! + "/flickr/jobs.sqlite")
             let sets = try await EditPlanner.sets(client: alice)
-            // The first 12 uploads (26,000 s apart from 2015-01-01): "Set 1" keeps members outside them.
-            let query = ["max_upload_date": "1420382399"]
-            let member = try #require(sets.first { $0.title == "Set 1" }?.id)
+            // The first 12 uploads (the world's photos are posted in order): the second set keeps
+            // members outside them.
+            let query = ["max_upload_date": String(world.photos[11].posted)]
+            let member = try #require(world.sets.dropFirst().first?.id)
+            var othersTaggedPhotos = 0
             for (name, spec) in try Self.kinds(sets: sets, member: member) {
                 let ids = Array(world.photos.map(\.id).prefix(12))
                 let before = Dictionary(uniqueKeysWithValues: try await ids.asyncMap { ($0, try await Self.read($0, alice)) })
@@ -300,11 +302,21 @@ extension EditEngineTests {
                 let from = Self.logged(log).count
                 let outcome = try await EditRunner(client: alice, store: store).run(plan.job)
                 #expect(outcome.job.state == "done", "\(name): \(outcome.job)")
-                let writes = Self.logged(log).dropFirst(from).map(\.method).filter {
-                    !["flickr.photos.recentlyUpdated", "flickr.photos.getInfo", "flickr.photos.getAllContexts", "flickr.people.getPhotos", "flickr.photosets.getPhotos"].contains($0)
+                let sent = Self.logged(log).dropFirst(from).filter {
+                    !["flickr.photos.recentlyUpdated", "flickr.photos.getInfo", "flickr.photos.getAllContexts", "flickr.people.getPhotos", "flickr.photosets.getPhotos"].contains($0.method)
                 }
+                let writes = sent.map(\.method)
                 #expect(writes.count == plan.changes.reduce(0) { $0 + $1.calls }, "\(name): \(writes.count) writes")
-                #expect(Set(writes).count == 1 || name.contains("set"), "\(name): \(Set(writes))")
+                if fields == [.tags] {
+                    // The one tag writer: setTags only on a photo no other member tagged, else
+                    // removeTag by id and addTags, which never touch another's tag.
+                    let othersTagged = Set(plan.changes.filter { c in c.pre.tags.contains { $0.author != c.pre.owner } }.map(\.pre.photoID))
+                    othersTaggedPhotos += othersTagged.count
+                    #expect(!sent.contains { $0.method == "flickr.photos.setTags" && othersTagged.contains($0.photo ?? "") }, "\(name): setTags on a photo with others' tags")
+                    #expect(Set(writes).isSubset(of: ["flickr.photos.setTags", "flickr.photos.removeTag", "flickr.photos.addTags"]), "\(name): \(Set(writes))")
+                } else {
+                    #expect(Set(writes).count == 1 || name.contains("set"), "\(name): \(Set(writes))")
+                }
                 if spec.contentType != nil {
                     // getInfo has no content type; the account's photos listed by type do.
                     let screenshots = try await alice.call("flickr.people.getPhotos", ["user_id": "me", "content_types": "2", "per_page": "500"])
@@ -327,6 +339,7 @@ extension EditEngineTests {
                     }
                 }
             }
+            #expect(othersTaggedPhotos > 0, "the tag kinds met a photo another member tagged")
         }
     }
 

@@ -9,7 +9,7 @@ import Testing
 /// Jobs and writes that fail safe, as a user meets them: the real `flickr` against a sandbox
 /// over loopback (the `flickr-sandbox` binary where it must die and come back).
 @Suite("Jobs fail safe: a dead endpoint, two runners, undo after a later edit, what is planned is written",
-       .timeLimit(.minutes(8)), .tags(.command), .kind("command"))
+       .timeLimit(.minutes(8)), .tags(.command))
 struct FailSafeCommandTests {
     static func flickr(_ args: [String], _ env: [String: String], directory: URL? = nil) async throws -> Products.Result {
         let r = try await Products.run(try Products.executable("flickr"), args, environment: env, directory: directory, timeout: 120)

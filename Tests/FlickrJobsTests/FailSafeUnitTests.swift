@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// The pure parts of the fail-safe rules: the outage watch, the undo step, the runner lock.
-@Suite("Jobs fail safe: outage watch, undo step, runner lock", .tags(.unit), .kind("unit"))
+@Suite("Jobs fail safe: outage watch, undo step, runner lock", .tags(.unit))
 struct FailSafeUnitTests {
     static var refused: FlickrError {
         var e = FlickrError(kind: .network, message: "cannot connect to 127.0.0.1:9: connection refused")

@@ -6,7 +6,7 @@ import Testing
 
 /// The job database's schema goes through GRDB's migrator: a database made before it (undos
 /// stored as kind `undo` with a `parent`) opens with every job's kind its own.
-@Suite(.timeLimit(.minutes(2)), .tags(.unit), .kind("unit"))
+@Suite(.timeLimit(.minutes(2)), .tags(.unit))
 struct JobStoreMigrationTests {
     /// A job database as versions before the migrator made it: a retag job and its undo, an
     /// edit job and its undo, and an undo of the retag undo (which Lua could once plan).

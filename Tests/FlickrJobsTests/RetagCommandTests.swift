@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 /// `flickr retag` and `flickr jobs` as a user runs them, against a sandbox over loopback.
-@Suite("flickr retag: plan, apply, conflicts, kill -9 and resume, undo", .timeLimit(.minutes(6)), .tags(.command), .kind("command"))
+@Suite("flickr retag: plan, apply, conflicts, kill -9 and resume, undo", .timeLimit(.minutes(6)), .tags(.command))
 struct RetagCommandTests {
     static let photoCount = 24
 

@@ -8,7 +8,7 @@ import Testing
 
 /// Tags that are hard to write back: quoting, Unicode, machine tags, case, merges, the 75-tag
 /// limit, and a selection past the search cap.
-@Suite("flickr retag: quoting, case, merges, limits, the cap", .timeLimit(.minutes(6)), .tags(.command), .kind("command"))
+@Suite("flickr retag: quoting, case, merges, limits, the cap", .timeLimit(.minutes(6)), .tags(.command))
 struct RetagEdgeTests {
     static func raws(_ client: FlickrClient, _ id: String) async throws -> (own: [String], others: [PhotoTag]) {
         let tags = try #require(PhotoTags(getInfo: try await client.call("flickr.photos.getInfo", ["photo_id": id])))

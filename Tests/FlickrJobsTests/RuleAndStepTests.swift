@@ -2,7 +2,7 @@ import FlickrJobs
 import FlickrTestSupport
 import Testing
 
-@Suite("Retag rules and the per-photo step", .tags(.unit), .kind("unit"))
+@Suite("Retag rules and the per-photo step", .tags(.unit))
 struct RuleAndStepTests {
     @Test("rename matches the clean form with Unicode case folding and writes the new raw form exactly")
     func rename() throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// The `flickr` executable itself (built by `swift build --build-tests`): script mode against
 /// `--sandbox`, exit codes, the error report.
-@Suite(.timeLimit(.minutes(5)), .tags(.command), .kind("command")) struct CommandTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.command)) struct CommandTests {
     /// Runs the built `flickr` (a missing binary fails the test) with no FLICKR_* variables and
     /// a throwaway home, through the shared runner (both pipes drained, killed at 60 s).
     static func run(_ arguments: [String]) async throws -> Products.Result {

@@ -9,7 +9,7 @@ import Testing
 
 /// Runs every `lua/tests/test_*.lua` against its own in-process sandbox, through the same entry
 /// (`FlickrLuaSandbox.start` + `FlickrLuaSession.runScript`) that `flickr --sandbox` uses.
-@Suite(.timeLimit(.minutes(5)), .tags(.integration), .kind("integration")) struct LuaScriptTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.integration)) struct LuaScriptTests {
     static let directory = Fixtures.repository.appendingPathComponent("lua/tests")
 
     static let scripts: [String] = {

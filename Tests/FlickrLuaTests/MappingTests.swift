@@ -8,7 +8,7 @@ import FlickrTestSupport
 
 /// The two ways a response becomes Lua tables — from the parsed tree (flickr.* calls) and straight
 /// from the parser (flickr.parse_xml) — give the same tables.
-@Suite(.timeLimit(.minutes(5)), .tags(.integration), .kind("integration")) struct MappingTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.integration)) struct MappingTests {
     static let documents: [String] = {
         var docs = MethodCatalog.examples.sorted { $0.key < $1.key }.map { _, example in
             example.contains("<rsp") ? example : "<rsp stat=\"ok\">\n" + example + "\n</rsp>"

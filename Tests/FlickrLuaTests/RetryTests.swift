@@ -9,7 +9,7 @@ import Testing
 
 /// A Lua call's answer goes into tables under the client's retry policy: a malformed answer is
 /// retried like on the Swift client's path, blocking or inside flickr.map.
-@Suite(.serialized, .timeLimit(.minutes(5)), .tags(.integration), .kind("integration")) struct RetryTests {
+@Suite(.serialized, .timeLimit(.minutes(5)), .tags(.integration)) struct RetryTests {
     /// The sandbox's parse faults (`truncate`: a 200 whose body stops halfway) on a third of the
     /// answers: every call still gets its answer, after as many requests as it took.
     @Test func luaCallsAreRetriedAfterTruncatedAnswers() async throws {

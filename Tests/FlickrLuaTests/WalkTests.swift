@@ -7,7 +7,7 @@ import LuaKit
 import Testing
 
 /// flickr.walk over a search with more results than Flickr's 4,000 cap.
-@Suite(.timeLimit(.minutes(5)), .tags(.integration), .kind("integration")) struct WalkTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.integration)) struct WalkTests {
     @Test("a search of 4,500: without windows the walk stops with an error at the cap; with windows it reaches each photo once")
     func windowsPastTheCap() async throws {
         let photos: [[String: Any]] = (0..<4_500).map {

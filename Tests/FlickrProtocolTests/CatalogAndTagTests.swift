@@ -3,7 +3,7 @@ import Testing
 import FlickrTestSupport
 @testable import FlickrProtocol
 
-@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct CatalogTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit)) struct CatalogTests {
     @Test func bundledCatalogMatchesFixtures() throws {
         let catalog = MethodCatalog.shared
         let names = try Fixtures.string("methods.txt").split(separator: "\n").map(String.init).filter { !$0.isEmpty }
@@ -43,7 +43,7 @@ import FlickrTestSupport
     }
 }
 
-@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct TagStringTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit)) struct TagStringTests {
     @Test func parsesLikeFlickr() {
         #expect(TagString.parse("T1 \"T2\" T3") == ["T1", "T2", "T3"])
         #expect(TagString.parse("   T\"1   T\"2   T\"3  ") == ["T1   T2", "T3"])
@@ -83,7 +83,7 @@ import FlickrTestSupport
     }
 }
 
-@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct HelpTextTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit)) struct HelpTextTests {
     @Test func helpTextIsPlainAndComplete() throws {
         let m = try #require(MethodCatalog.shared.method("flickr.photos.setTags"))
         let text = m.helpText
@@ -98,7 +98,7 @@ import FlickrTestSupport
 }
 
 /// Did-you-mean and the catalog's checks before a call.
-@Suite(.tags(.unit), .kind("unit")) struct CallCheckTests {
+@Suite(.tags(.unit)) struct CallCheckTests {
     @Test func suggestionsFindNearNames() {
         #expect(Suggestions.closest(to: "photoid", among: ["photo_id", "secret"]) == ["photo_id"])
         #expect(Suggestions.closest(to: "photo_di", among: ["photo_id", "secret"]) == ["photo_id"])

@@ -4,7 +4,7 @@ import FlickrTestSupport
 
 /// The fixtures live in the repository (Tests/Fixtures), and a fixture that is not there, or
 /// holds nothing, fails the test that asked for it with its name — it is never an empty list.
-@Suite(.timeLimit(.minutes(1)), .tags(.unit), .kind("unit")) struct FixturesTests {
+@Suite(.timeLimit(.minutes(1)), .tags(.unit)) struct FixturesTests {
     @Test func theFixturesAreInTheRepository() throws {
         #expect(Fixtures.root.path == Fixtures.repository.appendingPathComponent("Tests/Fixtures").path)
         #expect(try Fixtures.files(in: "reflection-2017", suffix: ".json").count == 221)

@@ -5,7 +5,7 @@ import FlickrTestSupport
 
 /// Answers as Swift types: `FlickrNode`'s value accessors and `FlickrNodeDecoder` over the
 /// recorded responses of Tests/Fixtures, XML and JSON.
-@Suite(.timeLimit(.minutes(2)), .tags(.unit), .kind("unit")) struct FlickrNodeDecoderTests {
+@Suite(.timeLimit(.minutes(2)), .tags(.unit)) struct FlickrNodeDecoderTests {
     func xml(_ fixture: String) throws -> FlickrNode {
         try FlickrXML.parse(Fixtures.wrapped(try Fixtures.string(fixture)))
     }

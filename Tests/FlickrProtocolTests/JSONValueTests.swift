@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The one JSON value type: decoding, rendering, and the tree on either side of it.
-@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct JSONValueTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit)) struct JSONValueTests {
     @Test func decodesEveryKind() throws {
         let text = #"{"s":"a\/b","n":-12,"d":1.5,"big":1e300,"t":true,"f":false,"z":null,"a":[1,"x",[]],"o":{}}"#
         let value = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))

@@ -4,7 +4,7 @@ import FlickrTestSupport
 @testable import FlickrProtocol
 
 /// Every vector of Tests/Fixtures/signing_vectors.json.
-@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct SigningVectorTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit)) struct SigningVectorTests {
     struct Vector {
         var name: String
         var method: String

@@ -2,7 +2,7 @@ import FlickrProtocol
 import Testing
 
 /// The one loopback test (client defaults, `flickr`'s budget, `flickr-sandbox --host`).
-@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct LoopbackTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit)) struct LoopbackTests {
     @Test(arguments: [
         "127.0.0.1", "127.0.0.2", "127.255.255.255", "127.1.2.3",
         "::1", "[::1]", "0:0:0:0:0:0:0:1", "[0:0:0:0:0:0:0:1]", "0000:0000:0000:0000:0000:0000:0000:0001", "0::1", "::0:1",
@@ -36,7 +36,7 @@ import Testing
 }
 
 /// The services' paths, written once (the client's endpoints, the sandbox's routes).
-@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct FlickrServiceTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit)) struct FlickrServiceTests {
     @Test func pathsAreFlickrs() {
         #expect(FlickrService.allCases.map(\.path) == [
             "/services/rest/", "/services/upload/", "/services/replace/", "/services/oauth/request_token",

@@ -3,7 +3,7 @@ import Testing
 import FlickrTestSupport
 @testable import FlickrProtocol
 
-@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct XMLMappingTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit)) struct XMLMappingTests {
     func map(_ xml: String) throws -> FlickrNode { try FlickrXML.parse(xml) }
 
     @Test func everyDocExampleMaps() throws {
@@ -269,7 +269,7 @@ import FlickrTestSupport
     }
 }
 
-@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct JSONMappingTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit)) struct JSONMappingTests {
     @Test func recordedJSONBodiesMap() throws {
         let files = try Fixtures.files(in: "real", suffix: ".json")
         #expect(files.count >= 4)

@@ -4,7 +4,7 @@ import Testing
 import FlickrTestSupport
 
 /// The raw event layer every XML consumer shares, and the placements the mapper decides.
-@Suite(.timeLimit(.minutes(3)), .tags(.unit), .kind("unit"))
+@Suite(.timeLimit(.minutes(3)), .tags(.unit))
 struct XMLParserTests {
     final class Recorder: FlickrXMLEventHandler {
         var events: [String] = []

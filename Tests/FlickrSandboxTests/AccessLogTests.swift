@@ -5,7 +5,7 @@ import FlickrTestSupport
 @testable import FlickrSandbox
 
 /// `--log FILE`: a JSON line per request, written as each is answered, with no secret in it.
-@Suite("Access log", .timeLimit(.minutes(3)), .tags(.integration), .kind("integration"))
+@Suite("Access log", .timeLimit(.minutes(3)), .tags(.integration))
 struct AccessLogTests {
     @Test func oneLinePerRequestWithoutSecrets() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-log-\(UUID().uuidString).jsonl")

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import FlickrTestSupport
 
-@Suite("OAuth and legacy auth, permissions, verbs", .timeLimit(.minutes(3)), .tags(.integration), .kind("integration"))
+@Suite("OAuth and legacy auth, permissions, verbs", .timeLimit(.minutes(3)), .tags(.integration))
 struct AuthTests {
     /// Signs `pairs` for `url` and returns the oauth_* pairs including the signature.
     static func signed(_ server: FlickrSandboxServer, verb: String, url: String, _ pairs: [(String, String)],

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import FlickrTestSupport
 
-@Suite("Every catalog method answers", .timeLimit(.minutes(3)), .tags(.integration), .kind("integration"))
+@Suite("Every catalog method answers", .timeLimit(.minutes(3)), .tags(.integration))
 struct CatalogCoverageTests {
     /// Plausible values for required arguments, pointing at real objects where that matters.
     static func value(for argument: String, server: FlickrSandboxServer, photo: String, set: String) -> String {

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import FlickrTestSupport
 
-@Suite("Photosets, favourites, people, and the XML/JSON shapes", .timeLimit(.minutes(3)), .tags(.integration), .kind("integration"))
+@Suite("Photosets, favourites, people, and the XML/JSON shapes", .timeLimit(.minutes(3)), .tags(.integration))
 struct CollectionsAndShapesTests {
     @Test("Photosets: create, addPhoto, removePhoto, editMeta, getPhotos, delete")
     func photosets() async throws {

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// `--state` keeps every answered write through `kill -9`, and concurrent writers lose nothing.
-@Suite("Durable state: kill -9, concurrent writers", .timeLimit(.minutes(3)), .tags(.command), .kind("command"))
+@Suite("Durable state: kill -9, concurrent writers", .timeLimit(.minutes(3)), .tags(.command))
 struct DurabilityTests {
     /// Starts `flickr-sandbox --state DIR` and returns it with a client of its default user.
     static func start(_ dir: URL) async throws -> (InteractiveProcess, SandboxClient) {

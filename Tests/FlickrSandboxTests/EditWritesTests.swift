@@ -9,7 +9,7 @@ import Testing
 /// catalog names, moving `lastupdate`, and read back in getInfo, in search's extras and
 /// filters, in getAllContexts and in recentlyUpdated.
 @Suite("Edit writes: setMeta, setDates, setPerms, setLicense, setSafetyLevel, setContentType, geo, sets, setTags",
-       .timeLimit(.minutes(3)), .tags(.integration), .kind("integration"))
+       .timeLimit(.minutes(3)), .tags(.integration, .heavy))
 struct EditWritesTests {
     typealias World = LibraryFaithfulnessTests
     static func p(_ i: Int) -> String { World.p(i) }

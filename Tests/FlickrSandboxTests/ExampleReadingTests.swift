@@ -6,7 +6,7 @@ import FlickrTestSupport
 
 /// The sandbox reads Flickr's documented examples through the package's one XML reader, and a
 /// document it cannot read is an error — never an empty answer.
-@Suite("Documented examples through the one XML reader", .timeLimit(.minutes(3)), .tags(.unit), .kind("unit"))
+@Suite("Documented examples through the one XML reader", .timeLimit(.minutes(3)), .tags(.unit))
 struct ExampleReadingTests {
     @Test func everyDocumentedExampleReads() {
         #expect(ExampleCache.parsed.count == MethodCatalog.examples.count)

@@ -3,7 +3,7 @@ import FlickrTestSupport
 import Foundation
 import Testing
 
-@Suite("The flickr-sandbox executable", .timeLimit(.minutes(2)), .tags(.command), .kind("command"))
+@Suite("The flickr-sandbox executable", .timeLimit(.minutes(2)), .tags(.command))
 struct ExecutableTests {
     @Test("--port 0 prints the key=value lines and ready, serves a call, exits 0 on SIGTERM")
     func startCallStop() async throws {
@@ -41,6 +41,58 @@ struct ExecutableTests {
             #expect(ready != nil, "\(args): \(sandbox.stderr)")
             sandbox.process.terminate()
             _ = await sandbox.wait(timeout: 60)
+        }
+    }
+
+    @Test("--photos N --write FILE writes a generated world as a seed file, the same bytes for the same N and seed; --photos serves it")
+    func generatedWorld() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("generated-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sandbox = try Products.executable("flickr-sandbox")
+        var files: [Data] = []
+        for (name, seed) in [("a", "s1"), ("b", "s1"), ("c", "s2")] {
+            let path = dir.appendingPathComponent("\(name).json").path
+            let r = try await Products.run(sandbox, ["--photos", "400", "--seed", seed, "--sets", "4", "--videos", "10", "--write", path], timeout: 60)
+            #expect(r.status == 0 && r.stdout.isEmpty, "\(r.stderr)")
+            files.append(try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+        #expect(files[0] == files[1] && files[0] != files[2])
+        let world = try #require(try JSONSerialization.jsonObject(with: files[0]) as? [String: Any])
+        let photos = try #require(world["photos"] as? [[String: Any]])
+        #expect(photos.count == 400 && (world["photosets"] as? [Any])?.count == 4)
+        #expect(photos.filter { $0["media"] as? String == "video" }.count == 10)
+        // Dates over at least three years, every granularity, multi-word and machine tags, and
+        // tags other users added.
+        let years = Set(photos.compactMap { ($0["date_taken"] as? String)?.prefix(4) })
+        #expect(years.count >= 3, "\(years)")
+        #expect(Set(photos.compactMap { $0["date_taken_granularity"] as? Int }) == [0, 4, 6, 8])
+        let tags = photos.flatMap { $0["tags"] as? [Any] ?? [] }
+        #expect(tags.contains { ($0 as? String)?.contains(" ") == true } && tags.contains { ($0 as? String)?.contains(":") == true })
+        #expect(tags.contains { ($0 as? [String: String])?["author"] != nil })
+        #expect(Set(photos.compactMap { $0["license"] as? Int }).count >= 5 && photos.contains { $0["latitude"] != nil })
+        // The file is a seed the sandbox takes; --photos serves the same world.
+        for args in [["--data", dir.appendingPathComponent("a.json").path], ["--photos", "400", "--seed", "s1", "--sets", "4", "--videos", "10"]] {
+            let served = try InteractiveProcess(sandbox, args + ["--port", "0"], environment: ProcessInfo.processInfo.environment)
+            defer { if served.process.isRunning { served.process.terminate() } }
+            _ = try #require(await served.waitForLine(timeout: 60) { $0 == "ready" }, "\(args): \(served.stderr)")
+            var values: [String: String] = [:]
+            for line in served.stdout.split(separator: "\n") where line.contains("=") {
+                let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+                values[parts[0]] = parts[1]
+            }
+            let url = try #require(values["url"]), key = values["api_key"] ?? ""
+            let publicCount = photos.filter { $0["is_public"] as? Int == 1 }.count
+            let listed = try await TestHTTP.get(url + "/services/rest/?method=flickr.people.getPublicPhotos&api_key=\(key)&user_id=10000001@N01&per_page=1")
+            #expect(publicCount > 0 && listed.body.contains("total=\"\(publicCount)\""), "\(args): \(listed.body.prefix(300))")
+            served.process.terminate()
+            _ = await served.wait(timeout: 60)
+        }
+        // The options that go with --photos only, and --photos with --data, are refused.
+        for args in [["--seed", "x"], ["--write", dir.appendingPathComponent("x.json").path], ["--photos", "5", "--data", "seed.json"],
+                     ["--photos", "-1"], ["--photos", "5", "--videos", "9"]] {
+            let r = try await Products.run(sandbox, args, timeout: 60)
+            #expect(!r.timedOut && r.status != 0 && !r.stderr.isEmpty, "\(args): \(r.stderr)")
         }
     }
 

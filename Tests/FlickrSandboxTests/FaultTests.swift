@@ -5,7 +5,7 @@ import NIOCore
 import Testing
 import FlickrTestSupport
 
-@Suite("Fault injection, rate limit, latency", .timeLimit(.minutes(3)), .tags(.integration), .kind("integration"))
+@Suite("Fault injection, rate limit, latency", .timeLimit(.minutes(3)), .tags(.integration))
 struct FaultTests {
     enum Outcome: Hashable { case ok, serverError, tooManyRequests, reset, truncated, html, other }
 

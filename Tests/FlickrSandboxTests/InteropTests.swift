@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// Unmodified third-party clients against the sandbox.
-@Suite("Interop with real clients", .timeLimit(.minutes(3)), .tags(.crossCheck), .kind("crossCheck"))
+@Suite("Interop with real clients", .timeLimit(.minutes(3)), .tags(.crossCheck))
 struct InteropTests {
     /// A minimal JPEG for uploads: the markers and a 64×48 frame header, no image data.
     static let jpegHex: String = {

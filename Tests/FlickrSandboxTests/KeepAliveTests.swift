@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 @Suite("--close-idle: keep-alive connections closed between requests, never before the first", .timeLimit(.minutes(2)),
-       .tags(.integration), .kind("integration"))
+       .tags(.integration))
 struct KeepAliveTests {
     /// A new connection whose first request comes well after the idle time is answered (the
     /// clock runs only after an answer, as a web server's keep-alive timeout does); after that

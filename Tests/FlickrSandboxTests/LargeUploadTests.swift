@@ -8,7 +8,7 @@ import FlickrTestSupport
 /// The 256 MiB upload on its own, with room for a loaded machine: a debug build parses the
 /// multipart body at 7–10 MiB/s while the other suites run (35–39 s seen on CI, once past the 50 s
 /// request deadline the shared upload suite used), so it gets a 4-minute deadline and its own limit.
-@Suite("Large streamed upload", .timeLimit(.minutes(5)), .tags(.integration), .kind("integration"))
+@Suite("Large streamed upload", .timeLimit(.minutes(5)), .tags(.integration))
 struct LargeUploadTests {
     /// The shared test client gives up after 30 s without reading a byte, which a body this
     /// large can take to send on a loaded machine (the upload then failed with "I/O on closed

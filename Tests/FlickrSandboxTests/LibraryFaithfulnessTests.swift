@@ -9,7 +9,7 @@ import Testing
 /// `people.getPhotos` past the 4,000 cap, sets' counts and `date_update`, deletions everywhere,
 /// and video originals (a JPEG still as "Original", the file at getSizes' "Video Original").
 @Suite("Library faithfulness: recentlyUpdated, counts, sets, deletions, video originals", .timeLimit(.minutes(3)),
-       .tags(.integration), .kind("integration"))
+       .tags(.integration, .heavy))
 struct LibraryFaithfulnessTests {
     /// The extras `flickr sync` asks every listing for (FlickrLibrary's `LibraryPhoto.extras`).
     static let libraryExtras = "description,license,date_upload,date_taken,owner_name,original_format,last_update,geo,tags,"

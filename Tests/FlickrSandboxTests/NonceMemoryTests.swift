@@ -4,7 +4,7 @@ import FlickrTestSupport
 
 /// The OAuth nonce memory: a replay inside the clock window is refused, and what the window
 /// no longer accepts is forgotten, so the memory stays bounded however long the server runs.
-@Suite(.tags(.unit), .kind("unit"))
+@Suite(.tags(.unit))
 struct NonceMemoryTests {
     static func controls(skew: Int = SandboxConfiguration.defaultClockSkew) -> SandboxControls {
         var configuration = SandboxConfiguration()

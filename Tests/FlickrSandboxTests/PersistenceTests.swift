@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import FlickrTestSupport
 
-@Suite("Seed files and --state persistence", .timeLimit(.minutes(3)), .tags(.integration), .kind("integration"))
+@Suite("Seed files and --state persistence", .timeLimit(.minutes(3)), .tags(.integration))
 struct PersistenceTests {
     static func tempDir() throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-test-\(UUID().uuidString)")

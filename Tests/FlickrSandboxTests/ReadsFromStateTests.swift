@@ -6,7 +6,7 @@ import Testing
 
 /// Readers computed from the world rather than documented examples: tag statistics, machine
 /// tags, interestingness and stats from views, URLs of groups and galleries.
-@Suite("Reads answer from state", .timeLimit(.minutes(3)), .tags(.integration), .kind("integration"))
+@Suite("Reads answer from state", .timeLimit(.minutes(3)), .tags(.integration))
 struct ReadsFromStateTests {
     static func ids(_ xml: String) -> [String] { XMLProbe.attributes("id", of: "photo", in: xml) }
 

@@ -6,7 +6,7 @@ import Testing
 
 /// What a batch job over a large account meets first: the 4,000-result search cap, date windows
 /// around it, the per-key hourly budget, and lastupdate.
-@Suite("Flickr at scale: search cap, date windows, budget, lastupdate", .timeLimit(.minutes(2)), .tags(.integration), .kind("integration"))
+@Suite("Flickr at scale: search cap, date windows, budget, lastupdate", .timeLimit(.minutes(2)), .tags(.integration))
 struct ScaleTests {
     static let firstPosted = 1_500_000_000
 

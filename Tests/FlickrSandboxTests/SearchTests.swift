@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import FlickrTestSupport
 
-@Suite("photos.search: filters, sort, paging, extras; photo lists", .timeLimit(.minutes(3)), .tags(.integration), .kind("integration"))
+@Suite("photos.search: filters, sort, paging, extras; photo lists", .timeLimit(.minutes(3)), .tags(.integration))
 struct SearchTests {
     static func ids(_ xml: String) -> [String] { XMLProbe.attributes("id", of: "photo", in: xml) }
 

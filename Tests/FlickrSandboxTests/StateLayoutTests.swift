@@ -6,7 +6,7 @@ import Testing
 
 /// `--state`'s layout: a write stores only the rows it changed, and a database of the earlier
 /// layout (everything but photos and tag numbers in one `rest` document) still loads.
-@Suite("--state writes what a call changed", .timeLimit(.minutes(3)), .tags(.integration), .kind("integration"))
+@Suite("--state writes what a call changed", .timeLimit(.minutes(3)), .tags(.integration))
 struct StateLayoutTests {
     static func seededState() throws -> (URL, SandboxState) {
         let dir = try PersistenceTests.tempDir()

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import FlickrTestSupport
 
-@Suite("Tags: raw and clean, authors, ids, machine tags, limits", .timeLimit(.minutes(3)), .tags(.integration), .kind("integration"))
+@Suite("Tags: raw and clean, authors, ids, machine tags, limits", .timeLimit(.minutes(3)), .tags(.integration))
 struct TagSemanticsTests {
     /// The default user's newest photo (no other author has tagged it in the demo world).
     static func myPhoto(_ client: SandboxClient) async throws -> String {

@@ -6,7 +6,7 @@ import NIOCore
 import Testing
 import FlickrTestSupport
 
-@Suite("Upload and replace", .timeLimit(.minutes(3)), .tags(.integration), .kind("integration"))
+@Suite("Upload and replace", .timeLimit(.minutes(3)), .tags(.integration))
 struct UploadTests {
     /// A JPEG header declaring `width × height`, then filler.
     static func jpegHead(width: Int, height: Int) -> [UInt8] {

@@ -6,7 +6,7 @@ import Testing
 
 /// Every write and delete method of the catalog changes the state: for each, the call, the read
 /// that must show its effect, and a refusal (another member, or a missing right).
-@Suite("Every write method changes state", .timeLimit(.minutes(3)), .tags(.integration), .kind("integration"))
+@Suite("Every write method changes state", .timeLimit(.minutes(3)), .tags(.integration))
 struct WriteMethodTests {
     /// The demo world with the default member (`bees`), another member (`jamalfanaian`) and a
     /// read-only token of the default member.

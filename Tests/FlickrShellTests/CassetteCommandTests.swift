@@ -5,7 +5,7 @@ import FlickrTestSupport
 /// `flickr --record` and `flickr --replay` as a user runs them: a script recorded against a
 /// flickr-sandbox process (calls, an upload, an error answer, a download), the cassette checked
 /// for secrets, then replayed with the sandbox stopped and no credentials anywhere.
-@Suite(.timeLimit(.minutes(3)), .tags(.command), .kind("command"))
+@Suite(.timeLimit(.minutes(3)), .tags(.command))
 struct CassetteCommandTests {
     let world: CommandWorld
     var dir: URL { world.directory }

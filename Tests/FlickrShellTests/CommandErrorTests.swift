@@ -6,7 +6,7 @@ import FlickrTestSupport
 /// The `flickr` command's refusals and failures as a person meets them: each names what is wrong
 /// and what to do, exits 2 for usage errors and 1 for failures, and costs no request when the
 /// problem can be known before one.
-@Suite(.timeLimit(.minutes(2)), .tags(.command), .kind("command"))
+@Suite(.timeLimit(.minutes(2)), .tags(.command))
 struct CommandErrorTests {
     let world: CommandWorld
 

@@ -8,7 +8,7 @@ import Testing
 
 /// The option table and what reads it: the parser (help, version, global options after a
 /// subcommand), shell completion, the man pages, and the compiled-in resources.
-@Suite(.timeLimit(.minutes(3)), .tags(.unit), .kind("unit"))
+@Suite(.timeLimit(.minutes(3)), .tags(.unit))
 struct CommandLineTests {
     // MARK: Parsing
 

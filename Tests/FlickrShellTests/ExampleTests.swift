@@ -5,7 +5,7 @@ import Testing
 import FlickrTestSupport
 
 /// lua/examples/ run as a user would run them, and their effects checked on the server.
-@Suite(.timeLimit(.minutes(3)), .tags(.command), .kind("command"))
+@Suite(.timeLimit(.minutes(3)), .tags(.command))
 struct ExampleTests {
     let world: CommandWorld
     var flickr: URL { world.flickr }

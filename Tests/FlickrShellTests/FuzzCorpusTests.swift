@@ -8,7 +8,7 @@ import Testing
 /// it once found) runs through its target in the built `flickr-fuzz` (replay mode), whose
 /// property checks stop the process on a regression. A crash is a failed test that names the
 /// target and shows the replayer's last words, not a dead test runner.
-@Suite(.timeLimit(.minutes(5)), .tags(.command), .kind("command"))
+@Suite(.timeLimit(.minutes(5)), .tags(.command))
 struct FuzzCorpusTests {
     static let corpus = Fixtures.repository.appendingPathComponent("Tests/Fuzz/corpus")
     static let crashes = Fixtures.repository.appendingPathComponent("Tests/Fuzz/crashes")

@@ -10,7 +10,7 @@ import FlickrTestSupport
 /// an empty tmpfs mounted over the checkout (`unshare -m`, as root). Where namespaces are not
 /// permitted, the prefix is copied to a fresh directory and the release build folder is moved
 /// aside while the programs run; the test says which it used.
-@Suite("Installed flickr", .serialized, .timeLimit(.minutes(45)), .tags(.install), .kind("install"))
+@Suite("Installed flickr", .serialized, .timeLimit(.minutes(45)), .tags(.install))
 struct InstallTests {
     let checkout = Fixtures.repository.standardizedFileURL.path
     let root: URL

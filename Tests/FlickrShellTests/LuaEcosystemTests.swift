@@ -19,7 +19,7 @@ private func tool(_ name: String, _ arguments: [String], world: CommandWorld, en
 
 /// `flickr editor luals` (LuaLS annotations) and `flickr editor luacheck` (a .luacheckrc), checked
 /// against the catalog compiled into the binary, the live module, Debian's luac5.4 and luacheck.
-@Suite("Editor and lint definitions", .timeLimit(.minutes(3)), .tags(.command), .kind("command"))
+@Suite("Editor and lint definitions", .timeLimit(.minutes(3)), .tags(.command))
 struct EditorDefinitionTests {
     let world: CommandWorld
     var flickr: URL { world.flickr }
@@ -214,7 +214,7 @@ struct EditorDefinitionTests {
 /// the same default `package.path`/`cpath` (Debian's, compiled into its liblua5.4), the same
 /// handling of LUA_PATH, LUA_CPATH and their _5_4 forms, Debian's lua-cjson and lua-filesystem,
 /// and a rock (a Lua and a C module) built and installed by Debian's luarocks for Lua 5.4.
-@Suite("C modules and rocks", .timeLimit(.minutes(3)), .tags(.command), .kind("command"))
+@Suite("C modules and rocks", .timeLimit(.minutes(3)), .tags(.command))
 struct CModuleTests {
     let world: CommandWorld
     var flickr: URL { world.flickr }

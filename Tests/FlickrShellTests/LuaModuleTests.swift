@@ -7,7 +7,7 @@ import FlickrTestSupport
 /// `flickr-sandbox` on loopback — configured as `flickr` is (environment, profile), calls that
 /// block, errors as tables, the helpers, Ctrl-C sent to the `lua5.4` process mid-call, one Lua
 /// core in the process, and 10,000 calls without growth.
-@Suite("flickr in lua5.4", .serialized, .timeLimit(.minutes(10)), .tags(.command), .kind("command"))
+@Suite("flickr in lua5.4", .serialized, .timeLimit(.minutes(10)), .tags(.command))
 struct LuaModuleTests {
     let world: CommandWorld
     /// A folder holding only `flickr.so` (a link to the built library): the `LUA_CPATH`.

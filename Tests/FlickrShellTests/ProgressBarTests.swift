@@ -4,7 +4,7 @@ import Testing
 import FlickrTestSupport
 @testable import FlickrShell
 
-@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct ProgressBarTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit)) struct ProgressBarTests {
     @Test func rendersFractionSizesAndRate() {
         let frame = ProgressBar.render(sent: 512 << 10, total: 1 << 20, elapsed: .seconds(1), width: 10)
         #expect(frame == "\ruploading [#####-----]  50%  0.5 MiB of 1.0 MiB  0.5 MiB/s")
@@ -26,7 +26,7 @@ import FlickrTestSupport
     }
 }
 
-@Suite(.timeLimit(.minutes(3)), .tags(.unit), .kind("unit"))
+@Suite(.timeLimit(.minutes(3)), .tags(.unit))
 struct BatchProgressTests {
     /// Percentages and byte counts shown by each frame of `upload`/`download`'s line.
     static func frames(total: Int64, step: Int64) -> [(percent: Int, done: Int64)] {
@@ -59,7 +59,7 @@ struct BatchProgressTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(3)), .tags(.unit), .kind("unit"))
+@Suite(.timeLimit(.minutes(3)), .tags(.unit))
 struct ProgressBarTerminalTests {
     @Test func uploadWithoutCallbackDrawsTheBarOnATerminal() async throws {
         let world = try CommandWorld("progress")

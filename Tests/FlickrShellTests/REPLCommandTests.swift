@@ -4,7 +4,7 @@ import FlickrTestSupport
 @testable import FlickrShell
 
 /// `:help`, `:doc`, `:time`, `:quit` parsing and the `:doc` text from the method catalog.
-@Suite("REPL commands", .timeLimit(.minutes(5)), .tags(.unit), .kind("unit"))
+@Suite("REPL commands", .timeLimit(.minutes(5)), .tags(.unit))
 struct REPLCommandTests {
     @Test("parsing: commands, arguments, usage errors, unknown names, and Lua that starts with ::")
     func parse() {

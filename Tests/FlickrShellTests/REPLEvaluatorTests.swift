@@ -7,7 +7,7 @@ import Testing
 
 /// The REPL's evaluation rules on a real Lua runtime (no terminal): lua.c's expression-first
 /// compile, `<eof>` continuation, results and `_`, errors with trimmed tracebacks, interrupts.
-@Suite("REPL evaluation", .timeLimit(.minutes(3)), .tags(.integration), .kind("integration"))
+@Suite("REPL evaluation", .timeLimit(.minutes(3)), .tags(.integration))
 struct REPLEvaluatorTests {
     /// A runtime with the repository's lua/ on package.path and the REPL helpers loaded.
     static func runtime() async throws -> (LuaRuntime, REPLSupport) {

@@ -7,7 +7,7 @@ import Testing
 
 /// `lua/flickr/pretty.lua` and `lua/flickr/complete.lua` on real Lua, and completion through
 /// the REPL's Swift bridge against the real `flickr` module.
-@Suite("REPL Lua modules", .timeLimit(.minutes(3)), .tags(.unit), .kind("unit"))
+@Suite("REPL Lua modules", .timeLimit(.minutes(3)), .tags(.unit))
 struct REPLLuaModuleTests {
     /// Runs `source` (which may `error` to fail) with the shipped modules (the compiled-in
     /// lua/flickr/*.lua) loadable; returns its results.

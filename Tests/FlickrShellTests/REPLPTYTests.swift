@@ -6,7 +6,7 @@ import Testing
 /// the built `flickr` with pexpect (readline on, the real `less`, window changes by TIOCSWINSZ,
 /// Ctrl-C and Ctrl-D as keys) and prints an `ok: …` line per check that held; each test here
 /// requires the scenario to pass and every one of its checks to have been reported.
-@Suite("REPL through a pseudo-terminal", .serialized, .timeLimit(.minutes(3)), .tags(.pty), .kind("pty"))
+@Suite("REPL through a pseudo-terminal", .serialized, .timeLimit(.minutes(3)), .tags(.pty))
 struct REPLPTYTests {
     @Test("Tab completes flickr.photos.ge from the catalog, globals, t[\"k\"], s:m; never calls __index")
     func completion() async throws {

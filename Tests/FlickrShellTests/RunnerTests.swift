@@ -4,7 +4,7 @@ import FlickrTestSupport
 
 /// The script runner behaves as lua.c does (CLI.md): options, `arg` and `...`, shebang,
 /// LUA_INIT, LUA_PATH, the compiled-in shipped modules, exit statuses, stdin as a chunk.
-@Suite(.timeLimit(.minutes(2)), .tags(.command), .kind("command"))
+@Suite(.timeLimit(.minutes(2)), .tags(.command))
 struct RunnerTests {
     let world: CommandWorld
     var flickr: URL { world.flickr }

@@ -8,7 +8,7 @@ import FlickrTestSupport
 /// history, the job database, a plan file, the sandbox's access log — is searched for them;
 /// `flickr login` (traced, loopback callback) too, for the token secret it was issued.
 /// Files that hold user data are 0600 in 0700 directories.
-@Suite(.timeLimit(.minutes(5)), .tags(.command), .kind("command"))
+@Suite(.timeLimit(.minutes(5)), .tags(.command))
 struct SecretsTests {
     @Test func secretsStayInTheProfile() async throws {
         let world = try CommandWorld("secrets")

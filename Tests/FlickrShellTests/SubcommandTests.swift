@@ -5,7 +5,7 @@ import Testing
 import FlickrTestSupport
 
 /// `flickr call|login|logout|whoami|help` as a user runs them, against a sandbox over loopback.
-@Suite(.timeLimit(.minutes(2)), .tags(.command), .kind("command"))
+@Suite(.timeLimit(.minutes(2)), .tags(.command))
 struct SubcommandTests {
     let world: CommandWorld
     var flickr: URL { world.flickr }

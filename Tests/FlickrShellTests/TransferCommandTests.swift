@@ -4,7 +4,7 @@ import FlickrTestSupport
 
 /// `flickr upload` and `flickr download` as a user runs them, against a flickr-sandbox process
 /// (one sandbox for the whole test, so what one command uploads the next one sees).
-@Suite(.timeLimit(.minutes(3)), .tags(.command), .kind("command"))
+@Suite(.timeLimit(.minutes(3)), .tags(.command))
 struct TransferCommandTests {
     let world: CommandWorld
     var dir: URL { world.directory }

@@ -1,8 +1,10 @@
-import Foundation
 import Testing
 
-/// The kinds of test, so that one kind can be run alone (`swift test --filter tag:pty`,
-/// see README): every suite carries exactly one.
+/// The kinds of test: every suite carries exactly one, and `.heavy` when it loads the machine
+/// most (the library at thousands of photos, jobs killed and resumed, a package built). This
+/// toolchain's `swift test` cannot select by tag, so `scripts/test` reads the tags from the
+/// sources (`scripts/lib/test_suites.py`) and selects the suites by name: the heavy ones run in
+/// a round of their own, and `FLICKR_TEST_KINDS=unit,pty scripts/test` runs only those kinds.
 extension Tag {
     /// Pure functions and in-memory values: no server, no process, no network.
     @Tag public static var unit: Self
@@ -16,21 +18,7 @@ extension Tag {
     @Tag public static var crossCheck: Self
     /// scripts/install into a temporary prefix, the installed programs with the checkout hidden.
     @Tag public static var install: Self
-}
-
-/// `FLICKR_TEST_KINDS=pty,unit swift test` runs only those kinds (this toolchain's `swift test`
-/// cannot filter by tag yet); unset, every kind runs. Every suite carries `.kind(...)` beside
-/// its tag.
-public enum TestKinds {
-    public static let selected: Set<String>? = ProcessInfo.processInfo.environment["FLICKR_TEST_KINDS"]
-        .map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) }
-
-    public static func isSelected(_ kind: String) -> Bool { selected?.contains(kind) ?? true }
-}
-
-extension Trait where Self == ConditionTrait {
-    /// Runs the suite unless `FLICKR_TEST_KINDS` names other kinds only.
-    public static func kind(_ name: String) -> Self {
-        .enabled(if: TestKinds.isSelected(name), "FLICKR_TEST_KINDS leaves out \(name) tests")
-    }
+    /// Loads both cores for minutes: run after the rest, so that the tests that measure pacing,
+    /// timeouts and skews do not share the machine with it.
+    @Tag public static var heavy: Self
 }

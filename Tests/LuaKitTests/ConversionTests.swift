@@ -2,7 +2,7 @@ import LuaKit
 import Testing
 import FlickrTestSupport
 
-@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct ConversionTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit)) struct ConversionTests {
     @Test func numbersKeepIntegerVersusFloat() async throws {
         let r = try await withLua { L in
             try L.run("return 2^53, math.tointeger(2^53), 9007199254740993, 1, 1.0, -0.0, 0/0, math.maxinteger, math.mininteger")

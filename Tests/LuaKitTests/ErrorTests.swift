@@ -2,7 +2,7 @@ import LuaKit
 import Testing
 import FlickrTestSupport
 
-@Suite(.serialized, .timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct ErrorTests {
+@Suite(.serialized, .timeLimit(.minutes(5)), .tags(.unit)) struct ErrorTests {
     /// 100,000 errors raised by Swift functions that hold Swift objects: none leaks, none crashes.
     @Test func hundredThousandErrorsReleaseEverything() async throws {
         let live = LiveCount()

@@ -4,7 +4,7 @@ import FlickrTestSupport
 
 /// A full `collectgarbage()` gives memory back (CLuaShim's collect.c and heap.c), and is
 /// otherwise the base library's function: same results, same argument errors.
-@Suite(.timeLimit(.minutes(3)), .tags(.unit), .kind("unit")) struct MemoryTests {
+@Suite(.timeLimit(.minutes(3)), .tags(.unit)) struct MemoryTests {
     /// A burst of small tables, dropped and collected: the chunks it took leave the heap.
     /// (Before, the heap kept every chunk it ever carved until the state closed.)
     @Test func aFullCollectionGivesWholeChunksBack() async throws {

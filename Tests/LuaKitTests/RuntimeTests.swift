@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 import FlickrTestSupport
 
-@Suite(.timeLimit(.minutes(5)), .tags(.unit), .kind("unit")) struct RuntimeTests {
+@Suite(.timeLimit(.minutes(5)), .tags(.unit)) struct RuntimeTests {
     @Test func functionsAreReleasedWhenCollected() async throws {
         let lua = try LuaRuntime()
         defer { #expect(lua.close(timeout: 10), "the Lua thread is wedged") }

@@ -26,8 +26,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_sandbox import Sandbox  # noqa: E402
-from bench_library import calls_in, library_seed  # noqa: E402
+from bench_sandbox import Sandbox, generated_world  # noqa: E402
+from bench_library import calls_in  # noqa: E402
 
 # The edit measured: three field groups (meta, perms, license) over the seed's photos (not its videos).
 FIND = ["media=photo"]
@@ -106,7 +106,7 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory(prefix="flickr-bench-edit-") as tmp:
         data, log = os.path.join(tmp, "seed.json"), os.path.join(tmp, "access.log")
-        world = library_seed(data, args.photos)
+        world = generated_world(args.bin, data, args.photos)
         P = len(world["photos"])
         s = Sandbox(os.path.join(args.bin, "flickr-sandbox"), ["--data", data, "--log", log, "--latency", "0"])
         try:

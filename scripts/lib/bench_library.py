@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The library on disk at 100,000 photos (issue 26, part 2), a benchmark rather than a timed test.
-Against a release flickr-sandbox seeded with 100,000 photos of one user (bench_sandbox.py's seed,
-given to one owner, with untagged photos, descriptions, geo on some, privacy, licences, videos and
-a few sets), its access log counting the calls:
+Against a release flickr-sandbox seeded with 100,000 photos of one user (the generated world of
+flickr-sandbox --photos: tags, untagged photos, descriptions, geo on some, privacy, licences, videos
+and sets), its access log counting the calls:
 - the first `flickr sync`: calls (goal ≤ ⌈P/500⌉ + 1 + Σ⌈set size/500⌉ + 10, which is 210 for
   100,000 photos and no set) and wall time;
 - the database on disk, the .sqlite plus its -wal (goal ≤ 100 MB);
@@ -27,61 +27,23 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_sandbox import Sandbox, seed  # noqa: E402
+from bench_sandbox import Sandbox, generated_world  # noqa: E402
 
-# The filters timed, as `flickr find` words and as Lua table constructors (the same query).
+# The filters timed, as `flickr find` words and as Lua table constructors (the same query), over
+# the generated world's vocabulary (flickr-sandbox --photos, docs/SANDBOX.md).
 FILTERS = [
-    (["tags=fog"], '{ tags = "fog" }'),
-    (["tags=harbour,bridge"], '{ tags = { "harbour", "bridge" } }'),
-    (["any_tags=tram,snow", "order=-views", "limit=100"], '{ any_tags = { "tram", "snow" }, order = "-views", limit = 100 }'),
-    (["untagged", "taken=2012"], '{ untagged = true, taken = "2012" }'),
-    (["taken=2012-03-01..2012-06-30", "has_geo"], '{ taken = { from = "2012-03-01", to = "2012-06-30" }, has_geo = true }'),
-    (["uploaded=2011"], '{ uploaded = "2011" }'),
+    (["tags=tram"], '{ tags = "tram" }'),
+    (["tags=tram,night"], '{ tags = { "tram", "night" } }'),
+    (["any_tags=snow,beach", "order=-views", "limit=100"], '{ any_tags = { "snow", "beach" }, order = "-views", limit = 100 }'),
+    (["untagged", "taken=2016"], '{ untagged = true, taken = "2016" }'),
+    (["taken=2016-03-01..2016-06-30", "has_geo"], '{ taken = { from = "2016-03-01", to = "2016-06-30" }, has_geo = true }'),
+    (["uploaded=2017"], '{ uploaded = "2017" }'),
     (["text=harbour"], '{ text = "harbour" }'),
-    (["set=Harbour walks"], '{ set = "Harbour walks" }'),
+    (["set=Everything early"], '{ set = "Everything early" }'),
     (["privacy=private", "media=video"], '{ privacy = "private", media = "video" }'),
     (["license=4"], '{ license = "4" }'),
-    (["machine_tags=place:city=porto"], '{ machine_tags = "place:city=porto" }'),
+    (["machine_tags=camera:make=nikon"], '{ machine_tags = "camera:make=nikon" }'),
 ]
-
-# Visibility by i % 10: public 6 in 10, then private, friends, family, friends and family.
-PRIVACY = [(1, 0, 0)] * 6 + [(0, 0, 0), (0, 1, 0), (0, 0, 1), (0, 1, 1)]
-
-# The sets: a few, each at most one page of members (their titles are what set= finds).
-SETS = [("Harbour walks", 0, 500, 7), ("Night trams", 3, 300, 11), ("Snow days", 5, 120, 97), ("Best of", 1, 40, 997)]
-
-
-def library_seed(path, n):
-    """bench_sandbox.py's seed of `n` photos, all alice's, with what makes filters select
-    something: every 50th photo untagged, a description on every 3rd, geo on every 5th, privacy
-    by i % 10 (public 6, private 1, friends 1, family 1, friends and family 1), licences 0-6,
-    every 43rd a video, a place:city= machine tag on every 20th, and the SETS (start, count, stride over the photos)."""
-    seed(path, n)
-    with open(path) as f:
-        world = json.load(f)
-    places = ["harbour at dawn", "a walk by the river", "the old market", "from the bridge"]
-    for i, p in enumerate(world["photos"]):
-        p["owner"] = "alice"
-        if i % 50 == 0:
-            p["tags"] = ""
-        if i % 3 == 0:
-            p["description"] = places[(i // 3) % len(places)]
-        if i % 5 == 0:
-            p["latitude"], p["longitude"], p["accuracy"] = round(38.7 + (i % 100) / 1000, 6), round(-9.14 - (i % 70) / 1000, 6), 16
-        p["is_public"], p["is_friend"], p["is_family"] = PRIVACY[i % 10]
-        p["license"] = i % 7
-        if i % 20 == 3:
-            p["tags"] += " place:city=" + ("lisbon", "porto", "faro")[i % 3]
-        if i % 43 == 0:
-            p["media"] = "video"
-            p["original_format"] = "mp4"
-    ids = [p["id"] for p in world["photos"]]
-    world["photosets"] = [{"owner": "alice", "title": title, "photos": ids[start::stride][:count]}
-                          for title, start, count, stride in SETS]
-    world["default_user"] = "alice"
-    with open(path, "w") as f:
-        json.dump(world, f)
-    return world
 
 
 def calls_in(log, since):
@@ -134,7 +96,7 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory(prefix="flickr-bench-library-") as tmp:
         data, log = os.path.join(tmp, "seed.json"), os.path.join(tmp, "access.log")
-        world = library_seed(data, args.photos)
+        world = generated_world(args.bin, data, args.photos)
         P = len(world["photos"])
         set_pages = sum(max(1, math.ceil(len(s["photos"]) / 500)) for s in world["photosets"])
         s = Sandbox(os.path.join(args.bin, "flickr-sandbox"), ["--data", data, "--log", log])

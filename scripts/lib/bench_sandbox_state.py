@@ -2,8 +2,8 @@
 """What one durable write costs as the library grows (issue 24): the median time of a
 flickr.photos.setTags with --state against a world of 1,000 photos and one of 100,000, and their
 ratio against the goal ≤ 2× — --state writes what a call changed, so a write's cost must not grow
-with the library. The worlds are bench_sandbox.py's seed plus what grows with a library: a set
-per 100 photos of an owner and a favourite per 10 photos.
+with the library. The worlds are flickr-sandbox --photos's, with what grows with a library: a
+set per 100 photos and a favourite per 10 photos.
 Usage: bench_sandbox_state.py --bin DIR [--writes N] [--small N] [--large N]"""
 import argparse
 import json
@@ -13,31 +13,15 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_sandbox import Sandbox, seed  # noqa: E402
-
-
-def library_seed(path, n):
-    """bench_sandbox.py's seed of `n` photos, with sets and favourites in proportion."""
-    seed(path, n)
-    with open(path) as f:
-        world = json.load(f)
-    users = [u["username"] for u in world["users"]]
-    by_owner = {}
-    for p in world["photos"]:
-        by_owner.setdefault(p["owner"], []).append(p["id"])
-    world["photosets"] = [{"owner": owner, "title": "set %d of %s" % (k, owner), "photos": ids[i:i + 100]}
-                          for owner, ids in by_owner.items() for k, i in enumerate(range(0, len(ids), 100))]
-    world["favorites"] = [{"user": users[(users.index(p["owner"]) + 1) % len(users)], "photo": p["id"]}
-                          for p in world["photos"][::10]]
-    with open(path, "w") as f:
-        json.dump(world, f)
-    return len(world["photosets"]), len(world["favorites"])
+from bench_sandbox import Sandbox, generated_world  # noqa: E402
 
 
 def median_set_tags(sandbox_bin, bench, tmp, photos, writes):
-    """Starts a sandbox on a fresh --state of `photos` photos; the median setTags in ms."""
+    """Starts a sandbox on a fresh --state of `photos` photos (the generated world, with a set
+    per 100 photos); the median setTags in ms."""
     data = os.path.join(tmp, "seed-%d.json" % photos)
-    sets, faves = library_seed(data, photos)
+    world = generated_world(os.path.dirname(sandbox_bin), data, photos, sets=max(1, photos // 100))
+    sets, faves = len(world.get("photosets", [])), len(world.get("favorites", []))
     s = Sandbox(sandbox_bin, ["--data", data, "--state", os.path.join(tmp, "state-%d" % photos)])
     try:
         out = subprocess.run([bench, "writes"] + s.creds() + ["7000000000", str(writes)],

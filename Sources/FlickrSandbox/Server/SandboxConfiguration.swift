@@ -8,6 +8,9 @@ public struct SandboxConfiguration: Sendable {
     public var port: Int = 0
     /// `--data SEED.json`: a seed world in the format of `SEED-FORMAT.md`; nil = the demo world.
     public var dataFile: String? = nil
+    /// `--photos N [--seed S] [--sets K] [--videos V]`: a generated world (``GeneratedWorld``)
+    /// instead of the seed file or the demo world.
+    public var world: GeneratedWorld? = nil
     /// `--state DIR`: where the state is persisted (atomically) and uploaded originals kept.
     public var stateDirectory: String? = nil
     /// `--faults`: injected failure probabilities. They apply to `/services/rest/`,

@@ -65,6 +65,10 @@ extension SandboxStore {
 
     static func initialState(_ configuration: SandboxConfiguration) throws -> SandboxState {
         if let data = configuration.dataFile { return try SeedFile.load(path: data) }
+        if let world = configuration.world {
+            try world.check()
+            return try world.state()
+        }
         return DemoWorld.make()
     }
 

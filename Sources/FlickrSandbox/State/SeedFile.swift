@@ -11,8 +11,9 @@ import Foundation
 ///              "path_alias": "alice", "location": "Lisbon", "description": "", "ispro": true}],
 ///   "photos": [{"id": "5000000001", "owner": "alice", "title": "Tram 28", "description": "",
 ///               "tags": "lisbon tram \"old town\" camera:make=Fuji",       // tag string, or an array of raw tags
+///                                                                          // and {"raw": …, "author": "bob"} (added by bob)
 ///               "is_public": 1, "is_friend": 0, "is_family": 0, "safety_level": 1, "license": 0,
-///               "date_posted": 1556700000, "date_taken": "2019-05-01 10:00:00",
+///               "date_posted": 1556700000, "date_taken": "2019-05-01 10:00:00", "date_taken_granularity": 0,
 ///               "views": 0, "media": "photo", "width": 4032, "height": 3024, "original_format": "jpg",
 ///               "secret": "10 hex", "original_secret": "10 hex"}],
 ///   "photosets": [{"id": "72157600000000001", "owner": "alice", "title": "Lisbon", "description": "",
@@ -24,8 +25,8 @@ import Foundation
 /// Only `users` is required (at least one). Users are referenced by username or NSID; photo ids
 /// are generated when absent; everything else has Flickr-like defaults.
 enum SeedFile {
-    struct App: Decodable { var api_key: String; var api_secret: String }
-    struct User: Decodable {
+    struct App: Codable { var api_key: String; var api_secret: String }
+    struct User: Codable {
         var nsid: String?
         var username: String
         var realname: String?
@@ -34,21 +35,60 @@ enum SeedFile {
         var description: String?
         var ispro: Bool?
     }
-    enum Tags: Decodable {
+    /// A tag of a seed photo: its raw form, and who added it when not the photo's owner
+    /// (`"great shot"`, or `{"raw": "great shot", "author": "bob"}`).
+    struct SeedTag: Codable, Equatable {
+        var raw: String
+        var author: String?
+
+        init(raw: String, author: String? = nil) { (self.raw, self.author) = (raw, author) }
+
+        private enum Keys: String, CodingKey { case raw, author }
+
+        init(from decoder: Decoder) throws {
+            if let raw = try? decoder.singleValueContainer().decode(String.self) {
+                self.init(raw: raw)
+                return
+            }
+            let c = try decoder.container(keyedBy: Keys.self)
+            self.init(raw: try c.decode(String.self, forKey: .raw), author: try c.decodeIfPresent(String.self, forKey: .author))
+        }
+
+        func encode(to encoder: Encoder) throws {
+            guard let author else {
+                var c = encoder.singleValueContainer()
+                return try c.encode(raw)
+            }
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(raw, forKey: .raw)
+            try c.encode(author, forKey: .author)
+        }
+    }
+    /// A photo's tags: a tag string (all the owner's), or a list of ``SeedTag``s.
+    enum Tags: Codable {
         case string(String)
-        case list([String])
+        case list([SeedTag])
         init(from decoder: Decoder) throws {
             let c = try decoder.singleValueContainer()
-            if let s = try? c.decode(String.self) { self = .string(s) } else { self = .list(try c.decode([String].self)) }
+            if let s = try? c.decode(String.self) { self = .string(s) } else { self = .list(try c.decode([SeedTag].self)) }
         }
-        var raws: [String] {
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.singleValueContainer()
             switch self {
-            case .string(let s): return TagString.parse(s)
-            case .list(let l): return l.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !TagString.clean($0).isEmpty }
+            case .string(let s): try c.encode(s)
+            case .list(let l): try c.encode(l)
+            }
+        }
+        var tags: [SeedTag] {
+            switch self {
+            case .string(let s): return TagString.parse(s).map { SeedTag(raw: $0) }
+            case .list(let l):
+                return l.map { SeedTag(raw: $0.raw.trimmingCharacters(in: .whitespaces), author: $0.author) }
+                    .filter { !TagString.clean($0.raw).isEmpty }
             }
         }
     }
-    struct Photo: Decodable {
+    struct Photo: Codable {
         var id: String?
         var owner: String
         var title: String?
@@ -61,6 +101,8 @@ enum SeedFile {
         var license: Int?
         var date_posted: Int?
         var date_taken: String?
+        /// 0 exact, 4 month, 6 year, 8 circa (Flickr's granularities).
+        var date_taken_granularity: Int?
         var views: Int?
         var media: String?
         var width: Int?
@@ -73,7 +115,7 @@ enum SeedFile {
         var longitude: Double?
         var accuracy: Int?
     }
-    struct Group: Decodable {
+    struct Group: Codable {
         var nsid: String?
         var name: String
         var description: String?
@@ -83,14 +125,14 @@ enum SeedFile {
         var members: [String]
         var pool: [String]?
     }
-    struct Gallery: Decodable {
+    struct Gallery: Codable {
         var owner: String
         var title: String
         var description: String?
         var photos: [String]
         var primary: String?
     }
-    struct Photoset: Decodable {
+    struct Photoset: Codable {
         var id: String?
         var owner: String
         var title: String
@@ -98,9 +140,9 @@ enum SeedFile {
         var photos: [String]
         var primary: String?
     }
-    struct Favorite: Decodable { var user: String; var photo: String; var date: Int? }
-    struct Token: Decodable { var token: String; var secret: String; var user: String; var perms: String }
-    struct File: Decodable {
+    struct Favorite: Codable { var user: String; var photo: String; var date: Int? }
+    struct Token: Codable { var token: String; var secret: String; var user: String; var perms: String }
+    struct File: Codable {
         var app: App?
         var default_user: String?
         var users: [User]
@@ -170,16 +212,22 @@ enum SeedFile {
                 id: id, owner: owner.nsid, secret: p.secret ?? SandboxIDs.hex(10, using: &rng), server: "65535", farm: 66,
                 originalSecret: p.original_secret ?? SandboxIDs.hex(10, using: &rng), originalFormat: p.original_format ?? "jpg",
                 title: p.title ?? "", description: p.description ?? "", datePosted: posted,
-                dateTaken: p.date_taken ?? SandboxDates.format(posted), takenGranularity: 0, lastUpdate: p.last_update ?? posted,
+                dateTaken: p.date_taken ?? SandboxDates.format(posted), takenGranularity: p.date_taken_granularity ?? 0, lastUpdate: p.last_update ?? posted,
                 isPublic: (p.is_public ?? 1) == 1, isFriend: p.is_friend == 1, isFamily: p.is_family == 1,
                 safetyLevel: p.safety_level ?? 1, license: p.license ?? 0, views: p.views ?? 0, media: p.media ?? "photo",
                 width: p.width ?? 4032, height: p.height ?? 3024, rotation: 0, contentType: 1, hidden: 1, permComment: 3,
                 permAddMeta: 2, tags: [], storedFile: nil, contentHash: nil, fileSize: nil))
-            let raws = p.tags?.raws ?? []
-            guard raws.count <= SandboxLimits.tagsPerPhoto else {
+            guard [0, 4, 6, 8].contains(p.date_taken_granularity ?? 0) else {
+                throw SandboxError("--data: photos[\(i)].date_taken_granularity must be 0, 4, 6 or 8")
+            }
+            let tags = p.tags?.tags ?? []
+            guard tags.count <= SandboxLimits.tagsPerPhoto else {
                 throw SandboxError("--data: photos[\(i)] has more than \(SandboxLimits.tagsPerPhoto) tags")
             }
-            for raw in raws { photo.tags.append(state.makeTag(raw: raw, author: owner, photoID: id)) }
+            for (j, tag) in tags.enumerated() {
+                let author = try tag.author.map { try userRef($0, "photos[\(i)].tags[\(j)].author") } ?? owner
+                photo.tags.append(state.makeTag(raw: tag.raw, author: author, photoID: id))
+            }
             switch (p.latitude, p.longitude) {
             case let (lat?, lon?):
                 guard (-90...90).contains(lat), (-180...180).contains(lon), (1...16).contains(p.accuracy ?? 16) else {

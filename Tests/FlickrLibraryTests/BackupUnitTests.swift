@@ -8,7 +8,7 @@ import Testing
 
 /// The backup's decisions and files, apart from any download: what a run does for one photo,
 /// what its sidecars say, where its files go.
-@Suite("Backup: the plan per photo, the sidecars, the layout", .timeLimit(.minutes(3)), .tags(.unit), .kind("unit"))
+@Suite("Backup: the plan per photo, the sidecars, the layout", .timeLimit(.minutes(3)), .tags(.unit))
 struct BackupUnitTests {
     static func photo(views: Int = 10, title: String = "Tram", secret: String = "abc123", format: String = "jpg") -> LibraryPhoto {
         var p = LibraryPhoto(id: "52000000001", owner: "10000001@N01")

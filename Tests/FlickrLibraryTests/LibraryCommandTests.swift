@@ -11,7 +11,7 @@ import Testing
 /// `flickr retag` over a mirror — the real `flickr` against a sandbox (the `flickr-sandbox`
 /// binary where it is killed around).
 @Suite("Library commands: sync survives kill -9, one sync at a time, find and Lua make no call, retag reads the mirror",
-       .timeLimit(.minutes(8)), .tags(.command), .kind("command"))
+       .timeLimit(.minutes(8)), .tags(.command, .heavy))
 struct LibraryCommandTests {
     static func flickr(_ args: [String], _ env: [String: String]) async throws -> Products.Result {
         let r = try await Products.run(try Products.executable("flickr"), args, environment: env, timeout: 120)

@@ -9,7 +9,7 @@ import Testing
 
 /// Queries of the mirror (`LibraryFilter`, `LibraryStore`) against a brute-force filter over
 /// the world the mirror was synced from.
-@Suite("Library queries: equal to a brute-force filter, no call", .timeLimit(.minutes(4)), .tags(.integration), .kind("integration"))
+@Suite("Library queries: equal to a brute-force filter, no call", .timeLimit(.minutes(4)), .tags(.integration, .heavy))
 struct LibraryQueryTests {
     /// A photo as the brute force reads it: the sandbox's record and the sets it is in.
     struct Truth {

@@ -10,7 +10,7 @@ import Testing
 /// The mirror (`LibrarySync`) against an in-process sandbox: equal to the world field by field,
 /// at the calls the issue allows (counted in the sandbox's access log), after edits, deletions,
 /// uploads and set changes, deep, and never deleting on a failed listing.
-@Suite("Library sync: the mirror equals the world, at its call count", .timeLimit(.minutes(6)), .tags(.integration), .kind("integration"))
+@Suite("Library sync: the mirror equals the world, at its call count", .timeLimit(.minutes(6)), .tags(.integration, .heavy))
 struct LibrarySyncTests {
     /// Alice's library in the environment's data folder.
     static func store(_ env: [String: String]) throws -> LibraryStore {

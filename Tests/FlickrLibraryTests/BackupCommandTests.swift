@@ -12,7 +12,7 @@ import Testing
 /// `flickr backup` as a user runs it: the real binary against a sandbox over loopback, the
 /// backup folder read back file by file, the calls and downloads counted in the access log.
 @Suite("flickr backup: originals once, sidecars, incremental runs, --prune, --verify, kill -9",
-       .timeLimit(.minutes(10)), .tags(.command), .kind("command"))
+       .timeLimit(.minutes(10)), .tags(.command, .heavy))
 struct BackupCommandTests {
     static func flickr(_ args: [String], _ env: [String: String]) async throws -> Products.Result {
         let r = try await Products.run(try Products.executable("flickr"), args, environment: env, timeout: 180)
