@@ -97,17 +97,27 @@ extension JobStore {
                   (SELECT COUNT(*) FROM photo p WHERE p.job = j.id AND p.status = 'conflict') AS conflicts
                 FROM job j ORDER BY j.created DESC, j.id DESC
                 """)
-            return rows.map(summary)
+            return try rows.map(summary)
         }
     }
 
-    func summary(_ row: Row) -> JobSummary {
+    /// A job's kind from its row; a kind this version does not know (a newer version's) is an
+    /// error, never taken for another.
+    static func kind(_ row: Row) throws(JobError) -> JobKind {
+        let text: String = row["kind"]
+        guard let kind = JobKind(rawValue: text) else {
+            throw JobError("job \(row["id"] as String? ?? "?") is of kind '\(text)', which this version of flickr does not know")
+        }
+        return kind
+    }
+
+    func summary(_ row: Row) throws(JobError) -> JobSummary {
         var state: String = row["state"]
         // Running means a process holds the job's lock; a run that ended without saying so
         // (kill -9, a power cut) left it interrupted.
         if state == "running", RunnerLock.probe(row["id"], in: locks) == .free { state = "interrupted" }
         let rules = (try? JSONDecoder().decode([String].self, from: Data((row["rules"] as String).utf8))) ?? []
-        return JobSummary(id: row["id"], kind: JobKind(rawValue: row["kind"]) ?? .retag, undoOf: row["undo_of"], state: state, created: row["created"],
+        return JobSummary(id: row["id"], kind: try Self.kind(row), undoOf: row["undo_of"], state: state, created: row["created"],
                           owner: row["owner"], endpoint: row["endpoint"], rules: rules, enumerated: row["enumerated"],
                           photos: row["photos"], done: row["done"], failed: row["failed"], conflicts: row["conflicts"],
                           calls: row["calls"])
@@ -165,10 +175,10 @@ extension JobStore {
     /// The plan time, owner, endpoint, kind and (for an undo) the job it takes back.
     func header(_ job: String) throws(JobError) -> (planTime: Int, owner: String, endpoint: String, kind: JobKind, undoOf: String?) {
         try read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT plan_time, owner, endpoint, kind, undo_of FROM job WHERE id = ?", arguments: [job]) else {
+            guard let row = try Row.fetchOne(db, sql: "SELECT id, plan_time, owner, endpoint, kind, undo_of FROM job WHERE id = ?", arguments: [job]) else {
                 throw JobError("no job \(job)")
             }
-            return (row["plan_time"], row["owner"], row["endpoint"], JobKind(rawValue: row["kind"]) ?? .retag, row["undo_of"])
+            return (row["plan_time"], row["owner"], row["endpoint"], try Self.kind(row), row["undo_of"])
         }
     }
 

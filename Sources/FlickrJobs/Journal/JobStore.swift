@@ -45,7 +45,10 @@ public final class JobStore: Sendable {
         // v1: the tables as databases made before the migrator have them (hence IF NOT EXISTS:
         // such a database has the tables and no record of this migration), including those
         // that were made on first use (sets an edit created, set orders, the shared budget).
-        m.registerMigration("v1") { db in
+        // Foreign keys are checked as each statement runs (.immediate), not over the whole
+        // database after a migration: one stray row left by a hand edit must not make the job
+        // database, and with it every budgeted call, impossible to open.
+        m.registerMigration("v1", foreignKeyChecks: .immediate) { db in
             try db.execute(sql: """
                 CREATE TABLE IF NOT EXISTS job (
                     id TEXT PRIMARY KEY NOT NULL,
@@ -85,7 +88,7 @@ public final class JobStore: Sendable {
         // whether it undid a retag or an edit was found by reading the parent; now it has the
         // kind of the job it takes back and names that job in `undo_of`. (An undo of an undo,
         // which Lua could once plan, takes the kind at the end of its chain.)
-        m.registerMigration("v2") { db in
+        m.registerMigration("v2", foreignKeyChecks: .immediate) { db in
             try db.execute(sql: "ALTER TABLE job RENAME COLUMN parent TO undo_of")
             for _ in 0..<64 {
                 try db.execute(sql: """
@@ -94,25 +97,35 @@ public final class JobStore: Sendable {
                     """)
                 if db.changesCount == 0 { break }
             }
-            // An undo whose job is gone (a database edited by hand) undid tags: retag was the
-            // only kind before edit jobs, which came with their own undo.
-            try db.execute(sql: "UPDATE job SET kind = 'retag' WHERE kind = 'undo'")
+            // An undo whose job is gone (a database edited by hand) has the kind its own photos
+            // say: an edit's changes have `targets`, a retag's do not.
+            try db.execute(sql: """
+                UPDATE job SET kind = CASE WHEN EXISTS (SELECT 1 FROM photo p WHERE p.job = job.id
+                                                        AND json_extract(p.change, '$.targets') IS NOT NULL)
+                                           THEN 'edit' ELSE 'retag' END
+                WHERE kind = 'undo'
+                """)
         }
         return m
     }
 
     /// Brings the database to the newest schema. Two processes may open a database made by an
     /// older version at once (a job and a budgeted call): GRDB reads which migrations ran before
-    /// taking the write lock, so the second may try one the first just applied; it fails on
-    /// that, and the next attempt finds nothing left to do.
+    /// taking the write lock, so the second may try one the first just applied, and fails on it
+    /// (the migration's record exists, or its column was renamed already). Each such failure
+    /// means another process applied a migration, so it is tried again, at most once per
+    /// migration; any other error is the caller's.
     private static func migrate(_ queue: DatabaseQueue) throws {
-        for attempt in 1...3 {
+        let migrator = Self.migrator
+        for _ in 0...migrator.migrations.count {
             do {
                 return try migrator.migrate(queue)
-            } catch let error as DatabaseError where attempt < 3 && [.SQLITE_ERROR, .SQLITE_CONSTRAINT].contains(error.resultCode) {
-                continue
+            } catch let error as DatabaseError where error.extendedResultCode != .SQLITE_CONSTRAINT_FOREIGNKEY
+                                                  && [.SQLITE_ERROR, .SQLITE_CONSTRAINT].contains(error.resultCode) {
+                if try queue.read({ try migrator.hasCompletedMigrations($0) }) { return }
             }
         }
+        try migrator.migrate(queue)
     }
 
     /// Runs `body` in one IMMEDIATE write transaction (the write lock is taken at the start, so

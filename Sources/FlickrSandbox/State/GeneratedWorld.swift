@@ -93,7 +93,8 @@ public struct GeneratedWorld: Sendable, Equatable {
             photo.title = "\(Self.words[below(Self.words.count)]) \(i)"
             photo.description = i % 7 == 0 ? "Seen from the \(Self.words[below(Self.words.count)].lowercased())" : ""
             photo.tags = .list(tags)
-            photo.is_public = privacy < 2 ? 1 : 0
+            // 0 public, 1 private, 2 friends, 3 family, 4 friends and family.
+            photo.is_public = privacy == 0 ? 1 : 0
             photo.is_friend = privacy == 2 || privacy == 4 ? 1 : 0
             photo.is_family = privacy == 3 || privacy == 4 ? 1 : 0
             photo.license = licenses[below(licenses.count)]

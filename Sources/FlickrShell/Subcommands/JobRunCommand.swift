@@ -38,7 +38,7 @@ enum JobRunCommand {
         let maxOutage = try RetagCommand.maxOutage(parsed)
         let (opened, store) = try await RetagCommand.open(inv, env)
         defer { opened.close() }
-        let planned = try RetagCommand.resolvePlan(words[0], store: store)
+        let planned = try RetagCommand.resolvePlan(words[0], store: store, accept: front.covers)
         // One runner per job: the lock first, then the state as it is under the lock.
         guard let lock = try take(planned.id, store: store, front: front, action: "apply") else { return RetagCommand.tryLater }
         let job = try store.job(planned.id)

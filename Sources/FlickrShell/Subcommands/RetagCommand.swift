@@ -296,17 +296,18 @@ enum RetagCommand {
     }
 
     /// A plan file written by `--out` (its `job`) or a job id.
-    static func resolvePlan(_ word: String, store: JobStore) throws -> JobSummary {
+    /// `last` is the newest planned job that `accept` takes (a kind's front: its kind).
+    static func resolvePlan(_ word: String, store: JobStore, accept: (JobSummary) -> Bool = { _ in true }) throws -> JobSummary {
         if FileManager.default.fileExists(atPath: word) {
             guard let data = FileManager.default.contents(atPath: word),
                   let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let id = object["job"] as? String else {
-                throw Invocation.UsageError(message: "\(word) is not a plan written by flickr retag plan --out")
+                throw Invocation.UsageError(message: "\(word) is not a plan written by flickr retag plan --out or flickr edit plan --out")
             }
             do { return try store.job(id) } catch {
                 throw Invocation.UsageError(message: "the plan in \(word) (job \(id)) is not in this machine's job database \(store.path)")
             }
         }
-        return try jobOrUsage(store, word) { $0.state == "planned" }
+        return try jobOrUsage(store, word) { accept($0) && $0.state == "planned" }
     }
 
     static func jobOrUsage(_ store: JobStore, _ id: String, where accept: (JobSummary) -> Bool) throws -> JobSummary {
