@@ -83,7 +83,7 @@ struct JobStoreMigrationTests {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(kinds.count == 6 && Set(kinds.map { $0.map(\.rawValue) }).count == 1 && kinds.first?.count == 6)
-        let raw = try DatabaseQueue(path: path).read { db in try String.fetchAll(db, sql: "SELECT kind FROM job") }
+        let raw = try await DatabaseQueue(path: path).read { db in try String.fetchAll(db, sql: "SELECT kind FROM job") }
         #expect(!raw.contains("undo") && raw.count == 6, "\(raw)")
     }
 }
