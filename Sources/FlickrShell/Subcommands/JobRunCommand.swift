@@ -35,10 +35,10 @@ enum JobRunCommand {
     static func apply(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String], front: Front) async throws -> Int32 {
         let words = parsed.positional
         guard words.count == 1 else { throw Invocation.UsageError(message: front.usage("apply", "PLAN [--yes] [--events] [--max-outage SECONDS]")) }
-        let maxOutage = try RetagCommand.maxOutage(parsed)
+        let maxOutage = try maxOutage(parsed)
         let (opened, store) = try await RetagCommand.open(inv, env)
         defer { opened.close() }
-        let planned = try RetagCommand.resolvePlan(words[0], store: store, accept: front.covers)
+        let planned = try resolvePlan(words[0], store: store, accept: front.covers)
         // One runner per job: the lock first, then the state as it is under the lock.
         guard let lock = try take(planned.id, store: store, front: front, action: "apply") else { return RetagCommand.tryLater }
         let job = try store.job(planned.id)
@@ -47,7 +47,7 @@ enum JobRunCommand {
                                         + (["running", "interrupted", "failed"].contains(job.state)
                                            ? "continue it with: flickr \(front.name) resume \(job.id)" : "see flickr jobs show \(job.id)"))
         }
-        guard try RetagCommand.confirm("Apply job \(job.id) to \(job.photos) photo\(job.photos == 1 ? "" : "s")?", parsed) else { return 1 }
+        guard try confirm("Apply job \(job.id) to \(job.photos) photo\(job.photos == 1 ? "" : "s")?", parsed) else { return 1 }
         return try await execute(job, lock: lock, opened: opened, store: store, front: front, events: parsed.has("events"),
                                  maxOutage: maxOutage, env: env)
     }
@@ -55,7 +55,7 @@ enum JobRunCommand {
     static func resume(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String], front: Front) async throws -> Int32 {
         let words = parsed.positional
         guard words.count <= 1 else { throw Invocation.UsageError(message: front.usage("resume", "[JOB|last] [--events] [--max-outage SECONDS]")) }
-        let maxOutage = try RetagCommand.maxOutage(parsed)
+        let maxOutage = try maxOutage(parsed)
         let (opened, store) = try await RetagCommand.open(inv, env)
         defer { opened.close() }
         let wanted = words.first ?? "last"
@@ -65,10 +65,9 @@ enum JobRunCommand {
             print("nothing to resume: the last \(front.scope.map { $0.rawValue + " " } ?? "")job, \(newest.id), is \(newest.state)")
             return 0
         }
-        // A job named by its id is taken whatever its state: a finished one is said so, and
-        // nothing is sent.
-        let found = wanted == "last" ? try RetagCommand.jobOrUsage(store, wanted, where: resumable)
-                                     : try RetagCommand.jobOrUsage(store, wanted) { _ in true }
+        // `resumable` chooses `last`; a job named by its id is taken whatever its state (a
+        // finished one is said so, and nothing is sent).
+        let found = try jobOrUsage(store, wanted, where: resumable)
         guard found.state != "done", found.state != "undone" else {
             print("job \(found.id) is \(found.state); nothing to resume")
             return 0
@@ -88,10 +87,10 @@ enum JobRunCommand {
         guard words.count <= 1 else {
             throw Invocation.UsageError(message: front.usage("undo", "[JOB|last] [--yes] [--diff] [--force] [--events] [--max-outage SECONDS]"))
         }
-        let maxOutage = try RetagCommand.maxOutage(parsed)
+        let maxOutage = try maxOutage(parsed)
         let (opened, store) = try await RetagCommand.open(inv, env)
         defer { opened.close() }
-        let job = try RetagCommand.jobOrUsage(store, words.first ?? "last") { front.covers($0) && $0.undoOf == nil && $0.state != "planned" }
+        let job = try jobOrUsage(store, words.first ?? "last") { front.covers($0) && $0.undoOf == nil && $0.state != "planned" }
         if let undone = job.undoOf {
             throw Invocation.UsageError(message: "job \(job.id) is an undo; undo the \(job.kind.rawValue) job it reverses (\(undone)) instead")
         }
@@ -120,7 +119,7 @@ enum JobRunCommand {
             return 0
         }
         print(planned.report)
-        guard try RetagCommand.confirm("Undo job \(job.id) on \(planned.photos) photo\(planned.photos == 1 ? "" : "s")?", parsed) else { return 1 }
+        guard try confirm("Undo job \(job.id) on \(planned.photos) photo\(planned.photos == 1 ? "" : "s")?", parsed) else { return 1 }
         return try await execute(undo, lock: lock, opened: opened, store: store, front: front, events: parsed.has("events"),
                                  maxOutage: maxOutage, env: env)
     }
@@ -197,6 +196,44 @@ enum JobRunCommand {
                 try await runner.run(id, lock: lock, progress: progress, notice: notice, shouldStop: shouldStop)
             }
         }
+    }
+
+    /// `--max-outage SECONDS` (default 30): how long the endpoint may stay unreachable.
+    static func maxOutage(_ parsed: ParsedArguments) throws(Invocation.UsageError) -> Double {
+        guard let text = parsed["max-outage"] else { return 30 }
+        guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
+            throw Invocation.UsageError(message: "--max-outage: '\(text)' is not a number of seconds (e.g. --max-outage 120)")
+        }
+        return seconds
+    }
+
+    /// Asks on a terminal; without one, `--yes` is required.
+    static func confirm(_ question: String, _ parsed: ParsedArguments) throws(Invocation.UsageError) -> Bool {
+        if parsed.has("yes") { return true }
+        guard Terminal.stdinIsTerminal else {
+            throw Invocation.UsageError(message: "no terminal to confirm on: add --yes")
+        }
+        FileHandleOutput.standardError(question + " [y/N] ")
+        return (readLine() ?? "").lowercased().hasPrefix("y")
+    }
+
+    /// A plan file written by `--out` (its `job`) or a job id.
+    /// `last` is the newest planned job that `accept` takes (a kind's front: its kind).
+    static func resolvePlan(_ word: String, store: JobStore, accept: (JobSummary) -> Bool = { _ in true }) throws -> JobSummary {
+        if FileManager.default.fileExists(atPath: word) {
+            guard let data = FileManager.default.contents(atPath: word),
+                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let id = object["job"] as? String else {
+                throw Invocation.UsageError(message: "\(word) is not a plan written by flickr retag plan --out or flickr edit plan --out")
+            }
+            do { return try store.job(id) } catch {
+                throw Invocation.UsageError(message: "the plan in \(word) (job \(id)) is not in this machine's job database \(store.path)")
+            }
+        }
+        return try jobOrUsage(store, word) { accept($0) && $0.state == "planned" }
+    }
+
+    static func jobOrUsage(_ store: JobStore, _ id: String, where accept: (JobSummary) -> Bool) throws -> JobSummary {
+        do { return try store.job(id, where: accept) } catch { throw Invocation.UsageError(message: error.message) }
     }
 
     /// Takes job `id` for this process, or says who holds it (on stderr) and returns nil.

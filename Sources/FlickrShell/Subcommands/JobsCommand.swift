@@ -5,12 +5,12 @@ import Foundation
 /// `flickr jobs [--json]` and `flickr jobs show JOB [--json]`: the job database, read only;
 /// `flickr jobs apply|resume|undo JOB`: any job, whatever its kind (``JobRunCommand``).
 enum JobsCommand {
-    /// The options each word takes (the spec lists them all, for `jobs`'s help and completion).
-    static let optionsOf: [String: Set<String>] = [
-        "": ["json"], "show": ["json"],
-        "apply": ["yes", "events", "max-outage"], "resume": ["events", "max-outage"],
-        "undo": ["yes", "diff", "force", "events", "max-outage"],
-    ]
+    /// The options each word takes (the spec lists them all, for `jobs`'s help and completion):
+    /// `--json` for the list and `show`, and for `apply`, `resume` and `undo` those of the run
+    /// actions that `retag` and `edit` share.
+    static let optionsOf: [String: Set<String>] = CommandLineSpec.runActions.reduce(into: ["": ["json"], "show": ["json"]]) {
+        $0[$1.name] = Set($1.options.map(\.name))
+    }
 
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
         var parsed = try CommandLineParser.parse(args, for: "jobs")

@@ -276,44 +276,6 @@ enum RetagCommand {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// `--max-outage SECONDS` (default 30): how long the endpoint may stay unreachable.
-    static func maxOutage(_ parsed: ParsedArguments) throws(Invocation.UsageError) -> Double {
-        guard let text = parsed["max-outage"] else { return 30 }
-        guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
-            throw Invocation.UsageError(message: "--max-outage: '\(text)' is not a number of seconds (e.g. --max-outage 120)")
-        }
-        return seconds
-    }
-
-    /// Asks on a terminal; without one, `--yes` is required.
-    static func confirm(_ question: String, _ parsed: ParsedArguments) throws(Invocation.UsageError) -> Bool {
-        if parsed.has("yes") { return true }
-        guard Terminal.stdinIsTerminal else {
-            throw Invocation.UsageError(message: "no terminal to confirm on: add --yes")
-        }
-        FileHandleOutput.standardError(question + " [y/N] ")
-        return (readLine() ?? "").lowercased().hasPrefix("y")
-    }
-
-    /// A plan file written by `--out` (its `job`) or a job id.
-    /// `last` is the newest planned job that `accept` takes (a kind's front: its kind).
-    static func resolvePlan(_ word: String, store: JobStore, accept: (JobSummary) -> Bool = { _ in true }) throws -> JobSummary {
-        if FileManager.default.fileExists(atPath: word) {
-            guard let data = FileManager.default.contents(atPath: word),
-                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let id = object["job"] as? String else {
-                throw Invocation.UsageError(message: "\(word) is not a plan written by flickr retag plan --out or flickr edit plan --out")
-            }
-            do { return try store.job(id) } catch {
-                throw Invocation.UsageError(message: "the plan in \(word) (job \(id)) is not in this machine's job database \(store.path)")
-            }
-        }
-        return try jobOrUsage(store, word) { accept($0) && $0.state == "planned" }
-    }
-
-    static func jobOrUsage(_ store: JobStore, _ id: String, where accept: (JobSummary) -> Bool) throws -> JobSummary {
-        do { return try store.job(id, where: accept) } catch { throw Invocation.UsageError(message: error.message) }
-    }
-
     /// The client session and the job database.
     static func open(_ inv: Invocation, _ env: [String: String]) async throws -> (Subcommands.OpenSession, JobStore) {
         let store = try JobStore(path: JobStore.defaultPath(environment: env))
