@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 // A package of its own that depends on SwiftFlickr by path and uses FlickrAPI exactly as an
 // application would: one `import FlickrAPI`, nothing else of this repository. The test suite
-// (ConsumerPackageTests) builds it, checks that building the FlickrAPI product compiled none of
+// (ConsumerPackageTests) builds it, checks that the program links none of
 // the tools' dependencies and that it built without a warning, and runs it against a sandbox.
 import Foundation
 import PackageDescription
@@ -15,9 +15,10 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     dependencies: [
         .package(path: repository.path),
-        // An application that pins swift-nio below its newest release, as issue 29 tried: SwiftFlickr's
-        // `from:` requirements must leave room for it (2.101.2 is the version in range here).
-        .package(url: "https://github.com/apple/swift-nio", "2.90.0"..<"2.101.3"),
+        // An application that uses swift-nio itself. (One that pins it below its newest release is
+        // ConsumerPackageTests.lowerNIOPinResolves; this package resolves what SwiftFlickr's own
+        // build did, so that scripts/test can build it in the same build folder.)
+        .package(url: "https://github.com/apple/swift-nio", from: "2.90.0"),
     ],
     targets: [
         .executableTarget(

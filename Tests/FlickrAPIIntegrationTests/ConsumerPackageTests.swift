@@ -23,29 +23,55 @@ struct ConsumerPackageTests {
         #expect(files.filter { $0.hasSuffix(".swift") }.count >= 5, "\(files)")
     }
 
-    @Test("A package depending on this one by path builds FlickrAPI without a warning and without Hummingbird, GRDB, swift-argument-parser, Lua or readline, and its program (only `import FlickrAPI`) passes every check against the sandbox")
-    func consumerPackage() async throws {
+    /// The user's package, built: its build log (with `-v`, so the link command is in it), the
+    /// logs in which this repository's sources were compiled for it, and its bin folder.
+    /// scripts/test builds it in the main build folder before the suites run (reusing the
+    /// compiled dependencies; a test cannot build there while `swift test` holds that folder's
+    /// lock) and names the logs in FLICKR_TEST_CONSUMER_BUILD_LOG and FLICKR_TEST_BUILD_LOG;
+    /// without them the package is built here, in a folder of its own.
+    static func consumerBuild() async throws -> (log: String, sourceLogs: [String], bin: String) {
+        let environment = ProcessInfo.processInfo.environment
+        if let consumerLog = environment["FLICKR_TEST_CONSUMER_BUILD_LOG"], let buildLog = environment["FLICKR_TEST_BUILD_LOG"] {
+            let log = try String(contentsOfFile: consumerLog, encoding: .utf8)
+            let main = try String(contentsOfFile: buildLog, encoding: .utf8)
+            return (log, [main, log], Fixtures.repository.appendingPathComponent(".build/debug").path)
+        }
         let swift = URL(fileURLWithPath: "/usr/bin/env")
-        let build = try await Products.run(swift, ["swift", "build", "--package-path", Self.consumer.path, "--product", "swiftflickr-consumer"],
+        let bin = consumer.appendingPathComponent(".build/debug").path
+        // The executable is linked afresh every time, so that its link command is in the log.
+        try? FileManager.default.removeItem(atPath: bin + "/swiftflickr-consumer")
+        let build = try await Products.run(swift, ["swift", "build", "--package-path", consumer.path, "--product", "swiftflickr-consumer", "-v"],
                                            timeout: 1200)
-        #expect(build.status == 0 && !build.timedOut, "\(build.stdout.suffix(4000))\(build.stderr.suffix(2000))")
-        guard build.status == 0 else { return }
-        // No warning from this repository's sources (a rebuild from a warm cache compiles nothing, so
-        // clean our modules' outputs first would cost minutes: the first build's output is what counts,
-        // and a warm one prints none either way).
-        // Also the package-level ones SwiftPM prints about this package (prohibited pkg-config
-        // flags of its system libraries).
-        let ours = (build.stdout + build.stderr).split(separator: "\n").filter {
+        try #require(build.status == 0 && !build.timedOut, "\(build.stdout.suffix(4000))\(build.stderr.suffix(2000))")
+        return (build.stdout + build.stderr, [build.stdout + build.stderr], bin)
+    }
+
+    @Test("A package depending on this one by path builds FlickrAPI without a warning and links none of Hummingbird, GRDB, swift-argument-parser, Lua or readline, and its program (only `import FlickrAPI`) passes every check against the sandbox")
+    func consumerPackage() async throws {
+        let (log, sourceLogs, binPath) = try await Self.consumerBuild()
+        // No warning from this repository's sources where they were compiled (a warm build
+        // compiles nothing and prints none), nor the package-level ones SwiftPM prints about this
+        // package (prohibited pkg-config flags of its system libraries).
+        let ours = sourceLogs.flatMap { $0.split(separator: "\n") }.filter {
             $0.contains("warning:") && ($0.contains(Fixtures.repository.appendingPathComponent("Sources").path) || $0.contains("prohibited flag"))
         }
         #expect(ours.isEmpty, "\(ours.joined(separator: "\n"))")
-        // What the build compiled: its modules.
-        let bin = try await Products.run(swift, ["swift", "build", "--package-path", Self.consumer.path, "--show-bin-path"], timeout: 120)
-        let binPath = bin.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let modules = try FileManager.default.contentsOfDirectory(atPath: binPath + "/Modules").map { ($0 as NSString).deletingPathExtension }
-        #expect(modules.contains("FlickrAPI") && modules.contains("FlickrProtocol"), "\(modules)")
-        for tool in ["Hummingbird", "GRDB", "ArgumentParser", "LuaKit", "FlickrLua", "CLua", "CReadline", "FlickrSandbox", "FlickrJobs"] {
-            #expect(!modules.contains(tool), "building FlickrAPI compiled \(tool)")
+        // What the program is made of: the object files of its link (one folder per module) and
+        // the libraries its link command names.
+        let objects = try String(contentsOfFile: binPath + "/swiftflickr-consumer.product/Objects.LinkFileList", encoding: .utf8)
+        let modules = Set(objects.split(separator: "\n").compactMap { line -> String? in
+            guard let folder = line.split(separator: "/").last(where: { $0.hasSuffix(".build") }) else { return nil }
+            return String(folder.dropLast(".build".count))
+        })
+        #expect(modules.contains("FlickrAPI") && modules.contains("FlickrProtocol"), "\(modules.sorted())")
+        for tool in ["Hummingbird", "HummingbirdCore", "GRDB", "ArgumentParser", "LuaKit", "FlickrLua", "CLuaShim", "CReadlineShim",
+                     "FlickrSandbox", "FlickrJobs", "FlickrLibrary", "FlickrShell"] {
+            #expect(!modules.contains(tool), "the program links \(tool)")
+        }
+        let link = try #require(log.split(separator: "\n").first { $0.contains("swiftc") && $0.contains("/swiftflickr-consumer ") && $0.contains("-emit-executable") },
+                                "no link command of swiftflickr-consumer in the build log")
+        for library in ["-llua5.4", "-lreadline", "-lsqlite3"] {
+            #expect(!link.split(separator: " ").contains(Substring(library)), "the program is linked with \(library)")
         }
         // The program, against a sandbox, with credentials as every SwiftFlickr program finds them.
         try await FlickrSandboxServer.withRunning(SandboxConfiguration()) { server in
@@ -65,6 +91,38 @@ struct ConsumerPackageTests {
                 #expect(run.stdout.contains("ok " + check), "missing: \(check)\n\(run.stdout)")
             }
         }
+    }
+
+    @Test("An application that pins swift-nio below its newest release can depend on this package: it resolves, below the pin")
+    func lowerNIOPinResolves() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("consumer-pin-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("Sources/app"), withIntermediateDirectories: true)
+        try Data("import FlickrAPI\n".utf8).write(to: folder.appendingPathComponent("Sources/app/main.swift"))
+        let repository = Fixtures.repository.standardizedFileURL
+        let manifest = """
+            // swift-tools-version:6.1
+            import PackageDescription
+            let package = Package(
+                name: "PinnedApp",
+                dependencies: [
+                    .package(path: "\(repository.path)"),
+                    .package(url: "https://github.com/apple/swift-nio", "2.90.0"..<"2.101.3"),
+                ],
+                targets: [.executableTarget(name: "app", dependencies: [
+                    .product(name: "FlickrAPI", package: "\(repository.lastPathComponent.lowercased())"),
+                    .product(name: "NIOCore", package: "swift-nio")])]
+            )
+            """
+        try Data(manifest.utf8).write(to: folder.appendingPathComponent("Package.swift"))
+        let resolve = try await Products.run(URL(fileURLWithPath: "/usr/bin/env"), ["swift", "package", "--package-path", folder.path, "resolve"],
+                                             timeout: 600)
+        try #require(resolve.status == 0 && !resolve.timedOut, "\(resolve.stdout.suffix(3000))\(resolve.stderr.suffix(3000))")
+        let resolved = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("Package.resolved"))) as? [String: Any]
+        let pins = resolved?["pins"] as? [[String: Any]] ?? []
+        let nio = try #require(pins.first { $0["identity"] as? String == "swift-nio" }?["state"] as? [String: Any])
+        let version = try #require(nio["version"] as? String).split(separator: ".").compactMap { Int($0) }
+        #expect(version.lexicographicallyPrecedes([2, 101, 3]) && !version.lexicographicallyPrecedes([2, 90, 0]), "swift-nio \(version)")
     }
 
     struct Boom: Error {}
