@@ -30,3 +30,12 @@ const flickr_lua_source *flickr_lua_sources(size_t *count) {
     *count = sizeof sources / sizeof sources[0];
     return sources;
 }
+
+static const unsigned char definitions[] = {
+#embed "../../lua/editor/definitions.lua"
+};
+
+const unsigned char *flickr_lua_definitions_template(size_t *length) {
+    *length = sizeof definitions;
+    return definitions;
+}

@@ -181,4 +181,19 @@ struct CommandLineTests {
         }
         #expect(ShippedLua.sources.count == files.count)
     }
+
+    @Test("lua/editor/definitions.lua is compiled in and read whole: its prelude, every helper section (in order), sandbox; no marker or placeholder left")
+    func editorDefinitionsTemplateIsCompiledIn() throws {
+        let file = try String(contentsOf: Fixtures.repository.appendingPathComponent("lua/editor/definitions.lua"), encoding: .utf8)
+        let helperLines = file.split(separator: "\n").filter { $0.hasPrefix("--@@ helper ") }
+        #expect(LuaDefinitions.helpers.map(\.path) == helperLines.map { String($0.split(separator: " ")[2]) })
+        #expect(LuaDefinitions.helpers.filter(\.openTable).map(\.path) == ["Error"])
+        let luals = LuaDefinitions.luaLS()
+        #expect(!luals.contains("--@@") && !luals.contains("{{"), "a marker or placeholder of the template is printed")
+        #expect(!luals.contains("These lines, before the first section"), "the template's notes are printed")
+        for helper in LuaDefinitions.helpers where !helper.annotation.isEmpty {
+            #expect(luals.contains(helper.annotation + "\n"), "helper \(helper.path) is not printed")
+        }
+        #expect(luals.contains("---@alias flickr.Id string|integer\n") && luals.contains("---@class flickr.SandboxControl\n"))
+    }
 }

@@ -20,4 +20,8 @@ typedef struct flickr_lua_source {
 /* All shipped chunks; *count receives how many. The array lives as long as the process. */
 const flickr_lua_source *flickr_lua_sources(size_t *count);
 
+/* lua/editor/definitions.lua, the hand-written part of `flickr editor luals` (a template read by
+ * FlickrLua's LuaDefinitions, never run); *length receives its size. Not NUL-terminated. */
+const unsigned char *flickr_lua_definitions_template(size_t *length);
+
 #endif
