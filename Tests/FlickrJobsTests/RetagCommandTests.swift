@@ -181,9 +181,8 @@ struct RetagCommandTests {
         try await Self.world { _, alice, env in
             let before = try await Self.tags(alice)
             #expect(try await Self.flickr(["retag", "plan"] + Self.rules, env).status == 1)
-            var crashing = env
-            crashing["FLICKR_TEST_KILL_AFTER_WRITE"] = "5"
-            _ = try await Self.flickr(["retag", "apply", "last", "--yes"], crashing)
+            let crash = try await Products.runKilledAfterWrite(5, ["retag", "apply", "last", "--yes"], environment: env)
+            #expect(crash.killed, "the apply ended before its 5th write: \(crash.result.stderr)")
             let undo = try await Self.flickr(["retag", "undo", "last", "--yes"], env)
             #expect(undo.status == 0, "\(undo.stdout) \(undo.stderr)")
             let after = try await Self.tags(alice)
@@ -256,10 +255,9 @@ struct RetagCommandTests {
                 let before = try await Self.tags(alice)
                 let plan = try await Self.flickr(["retag", "plan"] + Self.rules, env)
                 try #require(plan.status == 1, "run \(run): \(plan.stderr)")
-                var crashing = env
                 if run % 2 == 0 {
-                    crashing["FLICKR_TEST_KILL_AFTER_WRITE"] = String(Int.random(in: 1...30, using: &random))
-                    _ = try await Self.flickr(["retag", "apply", "last", "--yes"], crashing)
+                    _ = try await Products.runKilledAfterWrite(Int.random(in: 1...30, using: &random), ["retag", "apply", "last", "--yes"],
+                                                               environment: env)
                 } else {
                     let process = try InteractiveProcess(try Products.executable("flickr"), ["retag", "apply", "last", "--yes"], environment: env)
                     try await Task.sleep(for: .milliseconds(Int.random(in: 0...250, using: &random)))

@@ -103,6 +103,23 @@ public enum Products {
     }
 }
 
+extension Products {
+    /// Runs the debug build's `flickr` with `FLICKR_TEST_STOP_AFTER_WRITE=writes`: when it says it
+    /// stopped after that write (before its journal records it), it is killed from outside with
+    /// SIGKILL, as a crash would end it. `killed` is false when it ended by itself first (fewer
+    /// writes than that). A debug build's hook (FlickrJobs' CrashPoint); a release build has none.
+    public static func runKilledAfterWrite(_ writes: Int, _ arguments: [String], environment: [String: String],
+                                           timeout: Double = 120) async throws -> (result: Result, killed: Bool) {
+        var env = environment
+        env["FLICKR_TEST_STOP_AFTER_WRITE"] = String(writes)
+        let run = try InteractiveProcess(try executable("flickr"), arguments, environment: env)
+        let stopped = await run.waitForErrorLine(timeout: timeout) { $0.hasPrefix("flickr: stopped for a crash test") } != nil
+        if stopped { kill(run.process.processIdentifier, SIGKILL) }
+        let status = await run.wait(timeout: timeout)
+        return (Result(status: status ?? -1, stdout: run.stdout, stderr: run.stderr, timedOut: status == nil), stopped)
+    }
+}
+
 /// A running process with its standard streams, driven line by line (login dialogs).
 public final class InteractiveProcess: @unchecked Sendable {
     public let process = Process()
@@ -150,6 +167,17 @@ public final class InteractiveProcess: @unchecked Sendable {
         while Date() < deadline {
             if let line = stdout.split(separator: "\n").map(String.init).first(where: predicate) { return line }
             if !process.isRunning { return stdout.split(separator: "\n").map(String.init).first(where: predicate) }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    /// Waits like ``waitForLine(timeout:_:)``, for a line of stderr.
+    public func waitForErrorLine(timeout: Double, _ predicate: @escaping @Sendable (String) -> Bool) async -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let line = stderr.split(separator: "\n").map(String.init).first(where: predicate) { return line }
+            if !process.isRunning { return stderr.split(separator: "\n").map(String.init).first(where: predicate) }
             try? await Task.sleep(for: .milliseconds(20))
         }
         return nil

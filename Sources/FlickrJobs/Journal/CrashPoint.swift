@@ -1,16 +1,28 @@
 import Foundation
 import Synchronization
 
-/// The worst moment to die, on demand: with `FLICKR_TEST_KILL_AFTER_WRITE=N` the process kills
-/// itself (SIGKILL, no cleanup) right after the N-th write's answer arrives and before the
-/// journal records it. The crash tests use it to prove that resume settles such a write by
-/// reading. Unset, it does nothing.
+#if DEBUG
+/// The worst moment to die, on demand, in a debug build only: with
+/// `FLICKR_TEST_STOP_AFTER_WRITE=N` the process says so on stderr (``announcement``) and stops
+/// itself (SIGSTOP) right after the N-th write's answer arrives and before the journal records
+/// it. The crash tests then kill it from outside (SIGKILL, no cleanup), as a user's crash
+/// happens, to prove that resume settles such a write by reading. Unset, it does nothing.
 enum CrashPoint {
-    static let limit: Int? = ProcessInfo.processInfo.environment["FLICKR_TEST_KILL_AFTER_WRITE"].flatMap { Int($0) }
+    /// The line the process writes to stderr before it stops.
+    static let announcement = "flickr: stopped for a crash test after a write"
+    static let limit: Int? = ProcessInfo.processInfo.environment["FLICKR_TEST_STOP_AFTER_WRITE"].flatMap { Int($0) }
     static let writes = Atomic<Int>(0)
 
     static func afterWrite() {
-        guard let limit else { return }
-        if writes.add(1, ordering: .relaxed).newValue >= limit { kill(getpid(), SIGKILL) }
+        guard let limit, writes.add(1, ordering: .relaxed).newValue == limit else { return }
+        FileHandle.standardError.write(Data((announcement + "\n").utf8))
+        // Every thread stops at once, as a kill would stop them; the test's SIGKILL ends them.
+        raise(SIGSTOP)
     }
 }
+#else
+/// The crash tests' stopping point (see the debug build's): nothing in a release build.
+enum CrashPoint {
+    @inline(__always) static func afterWrite() {}
+}
+#endif
