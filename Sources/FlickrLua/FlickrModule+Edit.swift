@@ -6,7 +6,7 @@ import Foundation
 import LuaKit
 import Synchronization
 
-/// The Swift half of `flickr.edit` (issue 27; the Lua half, in `lua/flickr/core.lua`, makes the
+/// The Swift half of `flickr.edit` (the Lua half, in `lua/flickr/core.lua`, makes the
 /// plan object):
 ///
 ///     flickr.edit._plan{ find = {…} | query = {…}, changes = {…}, rule = fn } → plan, json
@@ -20,11 +20,10 @@ extension FlickrModule {
     static let editFunction = "flickr.edit.plan"
     /// The keys of `flickr.edit.plan{…}`.
     static let editPlanKeys: Set<String> = ["find", "query", "changes", "rule"]
-    /// The keys of `changes` (and of what a rule returns, with ``editRuleOnlyKeys``).
-    static let editChangeKeys: Set<String> = ["title", "description", "privacy", "license", "safety", "content_type", "shift_taken",
-                                              "set_taken", "geo", "clear_geo", "add_to_set", "remove_from_set", "create_set",
-                                              "rename", "add", "remove"]
-    static let editRuleOnlyKeys: Set<String> = ["tags", "date_taken"]
+    /// The keys of `changes` (and of what a rule returns, with ``editRuleOnlyKeys``): the
+    /// command line's, read by the same ``ChangeRequest``.
+    static let editChangeKeys = ChangeRequest.keys
+    static let editRuleOnlyKeys = ChangeRequest.ruleOnlyKeys
 
     func installEdit(_ state: LuaState, _ flickr: Int32) {
         state.newTable(record: 4)
@@ -51,7 +50,7 @@ extension FlickrModule {
         try Self.checkKeys(s, 1, known: Self.editPlanKeys, noun: "option", function: function)
         let options = try LuaOptions(state: s, index: 1, function: function, known: nil)
         // changes
-        var request = EditRequest()
+        var request = ChangeRequest(source: .lua)
         if s.rawGet(field: "changes", in: 1) != .nil {
             guard s.type(at: -1) == .table else {
                 defer { s.pop() }
@@ -108,7 +107,7 @@ extension FlickrModule {
         case let v: throw options.bad("query", expected: "a table of flickr.photos.search arguments", got: v.typeName)
         }
         let (client, store, environment) = (self.client, try jobStore(), self.environment)
-        let source = LibraryEditSource.synced(for: client, environment: environment)
+        let source = LibraryJobSource.synced(for: client, environment: environment)
         if find != nil, source == nil {
             throw FlickrError.usage("find needs the library on disk, and there is none for this account: "
                                     + "run flickr.library.sync{} (or flickr sync) first, or select with query = { … }", method: function)
@@ -168,7 +167,7 @@ extension FlickrModule {
         }
     }
 
-    /// A filter value as `flickr find`'s KEY=VALUE text (how ``EditSource`` takes it).
+    /// A filter value as `flickr find`'s KEY=VALUE text (how ``JobSource`` takes it).
     static func filterText(_ v: LuaValue) -> String {
         switch v {
         case .boolean(let b): return b ? "true" : "false"

@@ -9,21 +9,9 @@ import Synchronization
 /// Reading `flickr.edit.plan{…}`'s request and what a rule returns: every key checked (an unknown one
 /// is a usage error with the nearest names) before any request.
 extension FlickrModule {
-    /// What a `changes` table (or a rule's answer) asks for, parsed and checked; licence and set
-    /// names stay as given until Flickr's lists resolve them.
-    struct EditRequest: Sendable {
-        var spec = EditSpec()
-        var license: String?
-        var addSets: [String] = []
-        var removeSets: [String] = []
-        var createSet = false
-        /// A rule's `tags`: the photo's own tags, in full.
-        var tags: [String]?
-        /// The changes as given, kept with the job (`title = "…"`).
-        var given: [String] = []
-
-        var isEmpty: Bool { spec.isEmpty && license == nil && addSets.isEmpty && removeSets.isEmpty && tags == nil }
-    }
+    /// What a `changes` table (or a rule's answer) asks for: FlickrJobs' one reader of changes,
+    /// which the command line uses too.
+    typealias EditRequest = ChangeRequest
 
     /// Refuses a key of the table at `index` that is not in `known`, naming the nearest and
     /// listing them all: `unknown change 'titel' (did you mean title?); the changes are …`.
@@ -74,68 +62,42 @@ extension FlickrModule {
         }
     }
 
-    /// Reads a `changes` table (or, with `rule`, a rule's answer) at `o`: each value checked as
-    /// `flickr edit plan`'s options are. An engine message names the CLI option (`--geo: …`); here
-    /// it names the key.
+    /// Reads a `changes` table (or, with `rule`, a rule's answer) at `o`: each value's Lua form
+    /// here, what it means in ``ChangeRequest`` (as `flickr edit plan`'s options). An engine
+    /// message names the CLI option (`--geo: …`); here it names the key.
     static func readChanges(_ o: LuaOptions, rule: Bool) throws -> EditRequest {
-        var r = EditRequest()
-        // An engine message names the CLI option (`--geo: …`); here the key is named instead.
-        func engine<T>(_ key: String, _ body: () throws -> T) throws -> T {
-            do { return try body() } catch {
-                var message = (error as? EditSpecError)?.message ?? (error as? RetagRuleError)?.message ?? "\(error)"
-                if message.hasPrefix("--"), let colon = message.firstIndex(of: ":") {
-                    message = String(message[message.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
-                }
-                throw FlickrError.usage("bad change '\(key)': \(message)", method: o.function)
-            }
+        var r = ChangeRequest(source: rule ? .luaRule : .lua)
+        func add(_ key: String, _ value: ChangeRequest.Value) throws {
+            do { try r.add(key, value) } catch { throw FlickrError.usage(message(error), method: o.function) }
         }
         func note(_ key: String, _ value: String) { r.given.append("\(key) = \(JSONValue.quote(value))") }
         for key in ["title", "description"] {
             guard let text = try o.string(key) else { continue }
             note(key, text)
-            // A rule's text is the title itself; `changes` takes a template of the photo's fields.
-            let template = rule ? text.replacingOccurrences(of: "{", with: "{{").replacingOccurrences(of: "}", with: "}}") : text
-            let parsed = try engine(key) { try EditTemplate(template, option: key) }
-            if key == "title" { r.spec.title = parsed } else { r.spec.description = parsed }
+            try add(key, .text(text))
         }
         if let p = try words(o, "privacy", expected: "\"public\", \"private\", \"friends\", \"family\" or {\"friends\", \"family\"}") {
             note("privacy", p.joined(separator: ","))
-            r.spec.privacy = try engine("privacy") { try Privacy.parse(p.joined(separator: ",")) }
+            try add("privacy", .list(p))
         }
         // A number is taken as its text (license = 4, safety = 2).
-        if let w = try o.string("license", expected: "a licence id or name") {
-            note("license", w)
-            r.license = w
-        }
-        if let w = try o.string("safety", expected: "\"safe\", \"moderate\" or \"restricted\"") {
-            note("safety", w)
-            r.spec.safety = try engine("safety") { try EditSpec.safety(w) }
-        }
-        if let w = try o.string("content_type", expected: "\"photo\", \"screenshot\" or \"other\"") {
-            note("content_type", w)
-            r.spec.contentType = try engine("content_type") { try EditSpec.contentType(w) }
-        }
-        if let shift = try o.string("shift_taken", expected: "a duration such as \"+3h\" or \"-1d2h\"") {
-            note("shift_taken", shift)
-            r.spec.shiftTaken = try engine("shift_taken") { try TakenDate.shift(shift) }
+        for (key, expected) in [("license", "a licence id or name"), ("safety", "\"safe\", \"moderate\" or \"restricted\""),
+                                ("content_type", "\"photo\", \"screenshot\" or \"other\""),
+                                ("shift_taken", "a duration such as \"+3h\" or \"-1d2h\"")] {
+            guard let w = try o.string(key, expected: expected) else { continue }
+            note(key, w)
+            try add(key, .text(w))
         }
         for key in rule ? ["set_taken", "date_taken"] : ["set_taken"] {
             guard let date = try o.string(key, expected: "a date such as \"2019-07-02 14:03:00\", \"2019-07\" or \"circa 2019\"") else { continue }
-            if r.spec.setTaken != nil { throw FlickrError.usage("set_taken and date_taken say the same thing: give one", method: o.function) }
             note(key, date)
-            let (taken, granularity) = try engine(key) { try TakenDate.parse(date) }
-            (r.spec.setTaken, r.spec.setTakenGranularity) = (taken, granularity)
-        }
-        // A rule's location out of Flickr's ranges is the planner's to refuse, for that photo only.
-        func point(_ text: String) throws -> GeoPoint {
-            if rule, let unchecked = uncheckedGeo(text) { return unchecked }
-            return try engine("geo") { try GeoPoint.parse(text) }
+            try add(key, .text(date))
         }
         switch try raw(o, "geo") {
         case .nil: break
         case .string(let s):
             note("geo", s.description)
-            r.spec.geo = try point(s.description)
+            try add("geo", .text(s.description))
         case let v:
             // { lat = …, lon = …, accuracy = … } or { lat, lon [, accuracy] }
             let expected = "\"LAT,LON[,ACCURACY]\" or { lat = …, lon = …, accuracy = … }"
@@ -151,30 +113,18 @@ extension FlickrModule {
                 return w
             }.joined(separator: ",")
             note("geo", text)
-            r.spec.geo = try point(text)
+            try add("geo", .text(text))
         }
-        if try o.boolean("clear_geo") == true {
-            r.given.append("clear_geo = true")
-            r.spec.clearGeo = true
+        for key in ["clear_geo", "create_set"] where try o.boolean(key) == true {
+            r.given.append("\(key) = true")
+            try add(key, .flag(true))
         }
-        if let sets = try words(o, "add_to_set", expected: "a set's title or id, or a list of them") {
-            for s in sets { note("add_to_set", s) }
-            r.addSets = sets
-        }
-        if let sets = try words(o, "remove_from_set", expected: "a set's title or id, or a list of them") {
-            for s in sets { note("remove_from_set", s) }
-            r.removeSets = sets
-        }
-        if try o.boolean("create_set") == true {
-            r.given.append("create_set = true")
-            r.createSet = true
+        for key in ["add_to_set", "remove_from_set"] {
+            guard let sets = try words(o, key, expected: "a set's title or id, or a list of them") else { continue }
+            for s in sets { note(key, s) }
+            try add(key, .list(sets))
         }
         // Tag rules, retag's: renames, then removals, then additions.
-        func stored(_ raw: String, _ key: String) throws -> String {
-            let form = try engine(key) { try RetagRule.storedTag(raw, option: key) }
-            if let warning = form.warning { throw FlickrError.usage("bad change '\(key)': \(warning)", method: o.function) }
-            return form.tag
-        }
         switch try raw(o, "rename") {
         case .nil: break
         case let v:
@@ -193,21 +143,13 @@ extension FlickrModule {
                 }
                 guard let from, let to else { throw o.bad("rename", expected: expected, got: "other values") }
                 note("rename", "\(from) → \(to)")
-                let target = to.contains("*") ? to : try stored(to, "rename")
-                r.spec.tagRules.append(try engine("rename") { try RetagRule.renaming(from, to: target) })
+                try add("rename", .pair(from, to))
             }
         }
-        if let tags = try words(o, "remove", expected: "a tag or a list of tags") {
-            for t in tags {
-                note("remove", t)
-                r.spec.tagRules.append(.remove(t))
-            }
-        }
-        if let tags = try words(o, "add", expected: "a tag or a list of tags") {
-            for t in tags {
-                note("add", t)
-                r.spec.tagRules.append(.add(try stored(t, "add")))
-            }
+        for key in ["remove", "add"] {
+            guard let tags = try words(o, key, expected: "a tag or a list of tags") else { continue }
+            for t in tags { note(key, t) }
+            try add(key, .list(tags))
         }
         if rule {
             switch try raw(o, "tags") {
@@ -215,31 +157,24 @@ extension FlickrModule {
             case .array(let a):
                 let list = a.compactMap(word)
                 guard list.count == a.count else { throw o.bad("tags", expected: "a list of tags", got: "a list of other things") }
-                r.tags = try list.map { try stored($0, "tags") }
-            case .map(let m) where m.isEmpty: r.tags = []
+                try add("tags", .list(list))
+            case .map(let m) where m.isEmpty: try add("tags", .list([]))
             case let v: throw o.bad("tags", expected: "a list of tags", got: v.typeName)
             }
         }
-        if r.createSet && r.addSets.isEmpty { throw FlickrError.usage("create_set creates the add_to_set set: give add_to_set = \"TITLE\"", method: o.function) }
-        // What cannot be meant together (the engine's check, in the keys' names).
-        if r.spec.geo != nil && r.spec.clearGeo { throw FlickrError.usage("geo and clear_geo exclude each other", method: o.function) }
-        if r.spec.shiftTaken != nil && r.spec.setTaken != nil {
-            throw FlickrError.usage("shift_taken and set_taken exclude each other", method: o.function)
-        }
-        if let both = Set(r.addSets).intersection(r.removeSets).first {
-            throw FlickrError.usage("set \(JSONValue.quote(both)) is both in add_to_set and in remove_from_set", method: o.function)
-        }
+        do { try r.check() } catch { throw FlickrError.usage(message(error), method: o.function) }
         return r
     }
 
-    /// `LAT,LON[,ACCURACY]` read as numbers, without Flickr's ranges (a rule's value: the
-    /// planner refuses that photo when out of range); nil when it is not of that form.
-    static func uncheckedGeo(_ text: String) -> GeoPoint? {
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        guard parts.count == 2 || parts.count == 3, let lat = Double(parts[0]), let lon = Double(parts[1]), lat.isFinite, lon.isFinite
-        else { return nil }
-        guard parts.count == 3 else { return GeoPoint(latitude: lat, longitude: lon) }
-        return Int(parts[2]).map { GeoPoint(latitude: lat, longitude: lon, accuracy: $0) }
+    /// A ``ChangeRequestError`` in a Lua caller's words: a refused value names its key
+    /// (`bad change 'geo': …`, without the CLI option an engine message starts with).
+    static func message(_ error: ChangeRequestError) -> String {
+        guard error.kind == .value else { return error.message }
+        var message = error.message
+        if message.hasPrefix("--"), let colon = message.firstIndex(of: ":") {
+            message = String(message[message.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        }
+        return "bad change '\(error.key)': \(message)"
     }
 
     /// Flickr's lists a request's names need, read once each (a call apiece) and shared by every

@@ -140,7 +140,7 @@ extension FlickrLuaSession {
             }
             return (LuaRef(popping: state), state.jobPoster)
         }
-        var base = FlickrModule.EditRequest()
+        var base = ChangeRequest(source: .lua)
         (base.spec, base.license, base.addSets, base.removeSets, base.createSet) = (changes, license, addSets, removeSets, createSet)
         let lists = FlickrModule.EditLists(client: client, licenses: licenses, sets: sets)
         let chosen = base

@@ -81,28 +81,23 @@ extension FlickrModule {
     }
 
     private func planJob(_ call: LuaCall) throws -> LuaReturn {
-        var rules: [RetagRule] = []
+        // Retag's rules, read by the one reader of changes (as `edit.plan`'s `rename`, `add`, `remove`).
+        var changes = ChangeRequest(source: .lua)
         for (n, item) in (try call.value(1).arrayValue ?? []).enumerated() {
             let words = (item.arrayValue ?? []).compactMap(\.stringValue)
-            do {
-                // A tag Flickr would store otherwise than written is refused, never changed unseen.
-                func stored(_ raw: String, _ option: String) throws -> String {
-                    let form = try RetagRule.storedTag(raw, option: option)
-                    if let warning = form.warning { throw RetagRuleError(warning) }
-                    return form.tag
-                }
-                switch (words.first, words.count) {
-                case ("rename"?, 3):
-                    rules.append(try RetagRule.renaming(words[1], to: words[2].contains("*") ? words[2] : try stored(words[2], "rename")))
-                case ("add"?, 2): rules.append(.add(try stored(words[1], "add")))
-                case ("remove"?, 2): rules.append(.remove(words[1]))
-                default:
-                    throw FlickrError.usage("rule \(n + 1): expected {\"rename\", old, new}, {\"add\", tag} or {\"remove\", tag}", method: "retag.plan")
-                }
-            } catch let error as RetagRuleError {
+            let change: (String, ChangeRequest.Value)
+            switch (words.first, words.count) {
+            case ("rename"?, 3): change = ("rename", .pair(words[1], words[2]))
+            case ("add"?, 2): change = ("add", .text(words[1]))
+            case ("remove"?, 2): change = ("remove", .text(words[1]))
+            default:
+                throw FlickrError.usage("rule \(n + 1): expected {\"rename\", old, new}, {\"add\", tag} or {\"remove\", tag}", method: "retag.plan")
+            }
+            do { try changes.add(change.0, change.1) } catch {
                 throw FlickrError.usage("rule \(n + 1): \(error.message)", method: "retag.plan")
             }
         }
+        let rules = changes.spec.tagRules
         guard !rules.isEmpty else { throw FlickrError.usage("no rules given", method: "retag.plan") }
         var query: [String: String] = [:]
         if case .map(let m) = try call.value(2) {
@@ -113,7 +108,7 @@ extension FlickrModule {
         }
         let (client, store) = (self.client, try jobStore())
         let chosen = (rules, query)
-        let source = LibraryRetagSource.synced(for: client, environment: environment)
+        let source = LibraryJobSource.synced(for: client, environment: environment)
         return asyncReturn("flickr.retag.plan", {
             var planner = RetagPlanner(client: client, store: store)
             // A synced library answers the selection and the raw tags (after an incremental sync).
@@ -142,7 +137,7 @@ extension FlickrModule {
             var runner = EditRunner(client: client, store: store)
             runner.secondsPerCall = (client.pacer as? SharedBudget)?.secondsPerCall
             runner.command = "flickr.jobs.run"
-            runner.source = LibraryEditSource.synced(for: client, environment: environment)
+            runner.source = LibraryJobSource.synced(for: client, environment: environment)
             let chosen = runner
             let progressRelay = relay
             return asyncReturn("flickr.jobs.run", {
@@ -158,7 +153,7 @@ extension FlickrModule {
         var runner = RetagRunner(client: client, store: store)
         runner.secondsPerCall = (client.pacer as? SharedBudget)?.secondsPerCall
         runner.command = "flickr.jobs.run"
-        runner.mirror = LibraryRetagSource.synced(for: client, environment: environment)
+        runner.source = LibraryJobSource.synced(for: client, environment: environment)
         let chosen = runner
         let progressRelay = relay
         return asyncReturn("flickr.jobs.run", {

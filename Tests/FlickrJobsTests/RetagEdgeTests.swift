@@ -65,6 +65,12 @@ struct RetagEdgeTests {
             try "return function(photo, tags) return 42 end".write(to: rule, atomically: true, encoding: .utf8)
             let bad = try await RetagCommandTests.flickr(["retag", "plan", "--lua", rule.path], env)
             #expect(bad.status == 2 && bad.stderr.contains("list of tags"), "\(bad.stderr)")
+            try "return 42".write(to: rule, atomically: true, encoding: .utf8)
+            let notFunction = try await RetagCommandTests.flickr(["retag", "plan", "--lua", rule.path], env)
+            #expect(notFunction.status == 2 && notFunction.stderr.contains("must return function(photo, tags)"), "\(notFunction.stderr)")
+            try "return function(photo, tags) error('no ' .. photo.id) end".write(to: rule, atomically: true, encoding: .utf8)
+            let raising = try await RetagCommandTests.flickr(["retag", "plan", "--lua", rule.path], env)
+            #expect(raising.status == 2 && raising.stderr.contains(rule.path) && raising.stderr.contains("no 9000000020"), "\(raising.stderr)")
         }
     }
 

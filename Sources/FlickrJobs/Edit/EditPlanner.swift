@@ -14,7 +14,7 @@ public struct EditPlanner: Sendable {
     /// Reads in flight at once.
     public var concurrency = 4
     /// The library on disk, refreshed first; nil plans from Flickr alone.
-    public var source: (any EditSource)?
+    public var source: (any JobSource)?
     /// The licence ids Flickr offers, when read (``licenses(client:)``): a licence a ``Custom``
     /// asks for that is not among them is refused for that photo. Nil: not checked.
     public var licenses: Set<Int>?
@@ -49,26 +49,9 @@ public struct EditPlanner: Sendable {
     public func plan(_ spec: EditSpec, query: [String: String], find: [String: String]?, rules: [String],
                      custom: Custom? = nil) async throws -> Result {
         let planTime = Int(Date().timeIntervalSince1970) - 1
-        var calls = 0
-        var owner: String
-        var ids: [String]
-        if let source {
-            calls += try await source.refresh()
-            owner = source.account
-        } else {
-            let login = try await client.call("flickr.test.login")
-            calls += 1
-            guard let nsid = login["user"]?["id"]?.string else { throw JobError("flickr.test.login did not name the user") }
-            owner = nsid
-        }
-        if let find {
-            guard let source else { throw JobError("--find reads the library on disk, and there is none for this account: run `flickr sync` first, or select with --query") }
-            ids = try source.ids(find: find)
-        } else {
-            let (listed, listCalls) = try await PhotoEnumerator(client: client).photos(query: query)
-            calls += listCalls
-            ids = listed.map(\.id)
-        }
+        let selection = try await PlanSelection.select(client: client, source: source, query: query, find: find, mirrorQueries: false)
+        let (owner, ids) = (selection.owner, selection.photos.map(\.id))
+        var calls = selection.calls
         let needsSets = !spec.addToSets.isEmpty || !spec.removeFromSets.isEmpty || custom != nil
         // The library answers for a photo when it holds every group the edit reads: not the
         // safety level or the content type, raw tags only when current.
@@ -210,19 +193,10 @@ public struct EditPlanner: Sendable {
     /// deleted since it was listed is left out. Returns the pre-images with their template fields.
     func readAll(_ ids: [String], sets: Bool) async throws -> ([String: (metadata: PhotoMetadata, fields: [String: String])], Int) {
         var out: [String: (metadata: PhotoMetadata, fields: [String: String])] = [:]
-        var next = 0
-        try await withThrowingTaskGroup(of: (String, PhotoMetadata, [String: String])?.self) { group in
-            func start() {
-                guard next < ids.count else { return }
-                let id = ids[next]
-                next += 1
-                group.addTask { [client] in try await Self.read(id, sets: sets, client: client) }
-            }
-            for _ in 0..<max(1, concurrency) { start() }
-            while let result = try await group.next() {
-                if let (id, metadata, fields) = result { out[id] = (metadata, fields) }
-                start()
-            }
+        for case let (id, metadata, fields)? in try await readConcurrently(ids, concurrency: concurrency, { [client] id in
+            try await Self.read(id, sets: sets, client: client)
+        }) {
+            out[id] = (metadata, fields)
         }
         return (out, ids.count * (sets ? 2 : 1))
     }

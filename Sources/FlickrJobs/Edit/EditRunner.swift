@@ -22,7 +22,7 @@ public struct EditRunner: Sendable {
     /// What holds the job's lock, as a second process is told (`flickr edit apply`).
     public var command = "flickr"
     /// The library on disk, told what each photo now holds, if there is one.
-    public var source: (any EditSource)?
+    public var source: (any JobSource)?
 
     public init(client: FlickrClient, store: JobStore) {
         self.client = client

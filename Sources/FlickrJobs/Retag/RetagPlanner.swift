@@ -12,7 +12,7 @@ public struct RetagPlanner: Sendable {
     public var concurrency = 4
     /// A local mirror to select from and take raw tags from (FlickrLibrary's), refreshed first;
     /// nil plans from Flickr alone.
-    public var source: (any RetagSource)?
+    public var source: (any JobSource)?
 
     public init(client: FlickrClient, store: JobStore) {
         self.client = client
@@ -38,25 +38,9 @@ public struct RetagPlanner: Sendable {
     public func plan(rules: [RetagRule], query: [String: String],
                      custom: (@Sendable (PhotoTags, [String]) async throws -> [String])? = nil) async throws -> Result {
         let planTime = Int(Date().timeIntervalSince1970) - 1
-        let owner: String
-        var listed: [ListedPhoto]
-        var calls = 0
-        if let source {
-            // The mirror, brought up to date, answers what it can; Flickr the rest.
-            calls += try await source.refresh()
-            owner = source.account
-            if let mirrored = try source.photos(query: query) {
-                listed = mirrored
-            } else {
-                let (photos, listCalls) = try await PhotoEnumerator(client: client).photos(query: query)
-                (listed, calls) = (photos, calls + listCalls)
-            }
-        } else {
-            let login = try await client.call("flickr.test.login")
-            guard let nsid = login["user"]?["id"]?.string else { throw JobError("flickr.test.login did not name the user") }
-            let (photos, listCalls) = try await PhotoEnumerator(client: client).photos(query: query)
-            (owner, listed, calls) = (nsid, photos, 1 + listCalls)
-        }
+        let selection = try await PlanSelection.select(client: client, source: source, query: query, find: nil, mirrorQueries: true)
+        let (owner, listed) = (selection.owner, selection.photos)
+        var calls = selection.calls
         let candidates = custom != nil ? listed : listed.filter { p in rules.contains { $0.mayAffect(cleanTags: p.cleanTags) } }
         let known = try source?.tags(of: candidates.map(\.id)) ?? [:]
         let unknown = candidates.map(\.id).filter { known[$0] == nil }
@@ -139,27 +123,12 @@ public struct RetagPlanner: Sendable {
     /// `getInfo` for each photo, a few at a time, in the order given. A photo deleted since
     /// it was listed is left out.
     func readTags(_ ids: [String]) async throws -> [PhotoTags] {
-        var results = [PhotoTags?](repeating: nil, count: ids.count)
-        var next = 0
-        try await withThrowingTaskGroup(of: (Int, PhotoTags?).self) { group in
-            func start() {
-                guard next < ids.count else { return }
-                let (i, id) = (next, ids[next])
-                next += 1
-                group.addTask { [client] in
-                    do {
-                        return (i, PhotoTags(getInfo: try await client.call("flickr.photos.getInfo", ["photo_id": id])))
-                    } catch let error as FlickrError where error.kind == .api && FlickrErrorCode.photoNotFound.matches(error.code) {
-                        return (i, nil)
-                    }
-                }
+        try await readConcurrently(ids, concurrency: concurrency) { [client] id in
+            do {
+                return PhotoTags(getInfo: try await client.call("flickr.photos.getInfo", ["photo_id": id]))
+            } catch let error as FlickrError where error.kind == .api && FlickrErrorCode.photoNotFound.matches(error.code) {
+                return nil
             }
-            for _ in 0..<max(1, concurrency) { start() }
-            while let (i, tags) = try await group.next() {
-                results[i] = tags
-                start()
-            }
-        }
-        return results.compactMap { $0 }
+        }.compactMap { $0 }
     }
 }

@@ -21,7 +21,7 @@ public struct RetagRunner: Sendable {
     /// What holds the job's lock, as a second process will be told (`flickr retag apply`).
     public var command = "flickr"
     /// The local mirror, told what each photo now holds (FlickrLibrary's), if there is one.
-    public var mirror: (any RetagSource)?
+    public var source: (any JobSource)?
 
     public init(client: FlickrClient, store: JobStore) {
         self.client = client
@@ -155,6 +155,6 @@ extension RetagRunner: PhotoWork {
         // The mirror is a cache: failing to update it must not fail the job (the next sync
         // reads the photo again, its lastupdate having moved).
         guard status == .done, let final else { return }
-        try? mirror?.wrote(photo: entry.change.pre.photoID, tags: final)
+        try? source?.wrote(photo: entry.change.pre.photoID, tags: final)
     }
 }

@@ -55,6 +55,8 @@ enum EditCommand {
     static func planArguments(_ parsed: ParsedArguments) throws(Invocation.UsageError) -> PlanArguments {
         guard parsed.positional.isEmpty else { throw Invocation.UsageError(message: "unexpected word '\(parsed.positional[0])'; \(usage)") }
         var p = PlanArguments()
+        // The changes, read by the one reader of changes (retag's rules and Lua use it too).
+        var changes = ChangeRequest(source: .commandLine)
         do {
             for option in parsed.given {
                 let value = option.values.first ?? ""
@@ -62,26 +64,9 @@ enum EditCommand {
                     p.rules.append("--" + option.name + option.values.map { " " + ($0.contains(" ") ? "'\($0)'" : $0) }.joined())
                 }
                 switch option.name {
-                case "title": p.spec.title = try EditTemplate(value, option: "--title")
-                case "description": p.spec.description = try EditTemplate(value, option: "--description")
-                case "privacy": p.spec.privacy = try Privacy.parse(value)
-                case "license": p.license = value
-                case "safety": p.spec.safety = try EditSpec.safety(value)
-                case "content-type": p.spec.contentType = try EditSpec.contentType(value)
-                case "shift-taken": p.spec.shiftTaken = try TakenDate.shift(value)
-                case "set-taken":
-                    let (taken, granularity) = try TakenDate.parse(value)
-                    (p.spec.setTaken, p.spec.setTakenGranularity) = (taken, granularity)
-                case "geo": p.spec.geo = try GeoPoint.parse(value)
-                case "clear-geo": p.spec.clearGeo = true
-                case "add-to-set": p.addSets.append(value)
-                case "remove-from-set": p.removeSets.append(value)
-                case "create-set": p.createSet = true
-                case "rename", "add", "remove":
-                    // Retag's rules, read by retag's reader.
-                    let (rule, warning) = try RetagCommand.rule(option)
-                    p.spec.tagRules.append(rule)
-                    if let warning { p.warnings.append(warning) }
+                case "title", "description", "privacy", "license", "safety", "content-type", "shift-taken", "set-taken", "geo",
+                     "clear-geo", "add-to-set", "remove-from-set", "create-set", "rename", "add", "remove":
+                    try changes.add(option.name.replacingOccurrences(of: "-", with: "_"), ChangeRequest.value(of: option.values))
                 case "query":
                     guard let eq = value.firstIndex(of: "="), eq != value.startIndex else {
                         throw Invocation.UsageError(message: "--query: '\(value)' is not key=value")
@@ -105,7 +90,9 @@ enum EditCommand {
                 }
             }
             if p.find != nil && !p.query.isEmpty { throw Invocation.UsageError(message: "--find and --query exclude each other: select from the library or from Flickr") }
-            if p.createSet && p.addSets.isEmpty { throw Invocation.UsageError(message: "--create-set creates the --add-to-set set: give --add-to-set TITLE") }
+            try changes.check()
+            (p.spec, p.license, p.addSets, p.removeSets, p.createSet) = (changes.spec, changes.license, changes.addSets, changes.removeSets, changes.createSet)
+            p.warnings = changes.warnings
             // Placeholders for the check: sets and licences are resolved with Flickr's lists.
             var checked = p.spec
             checked.addToSets = p.addSets
@@ -114,6 +101,8 @@ enum EditCommand {
             // A --lua rule alone is a change (what it returns is checked per photo).
             if p.luaFile == nil || !checked.isEmpty { try checked.check() }
         } catch let error as EditSpecError {
+            throw Invocation.UsageError(message: error.message)
+        } catch let error as ChangeRequestError {
             throw Invocation.UsageError(message: error.message)
         } catch let error as Invocation.UsageError {
             throw error
@@ -160,7 +149,7 @@ enum EditCommand {
             var planner = EditPlanner(client: client, store: store)
             planner.licenses = licenses.map { Set($0.map(\.id)) }
             var libraryLock: RunnerLock?
-            if let source = LibraryEditSource.synced(for: client, environment: env) {
+            if let source = LibraryJobSource.synced(for: client, environment: env) {
                 do {
                     libraryLock = try source.store.lock(command: "flickr edit plan", jobs: store)
                     planner.source = source

@@ -182,7 +182,7 @@ enum JobRunCommand {
             var runner = RetagRunner(client: client, store: store)
             runner.secondsPerCall = secondsPerCall
             runner.maxOutage = maxOutage
-            runner.mirror = LibraryRetagSource.synced(for: client, environment: env)
+            runner.source = LibraryJobSource.synced(for: client, environment: env)
             return { [runner] lock, progress, notice, shouldStop in
                 try await runner.run(id, lock: lock, progress: progress, notice: notice, shouldStop: shouldStop)
             }
@@ -191,7 +191,7 @@ enum JobRunCommand {
             runner.secondsPerCall = secondsPerCall
             runner.maxOutage = maxOutage
             runner.command = "flickr \(front.name)"
-            runner.source = LibraryEditSource.synced(for: client, environment: env)
+            runner.source = LibraryJobSource.synced(for: client, environment: env)
             return { [runner] lock, progress, notice, shouldStop in
                 try await runner.run(id, lock: lock, progress: progress, notice: notice, shouldStop: shouldStop)
             }

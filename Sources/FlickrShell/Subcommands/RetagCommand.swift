@@ -57,13 +57,15 @@ enum RetagCommand {
             throw Invocation.UsageError(message: "unexpected word '\(parsed.positional[0])'; \(usage)")
         }
         var p = PlanArguments()
+        // The tag rules, read by the one reader of changes (`flickr edit plan` and Lua use it too).
+        var changes = ChangeRequest(source: .commandLine)
         for option in parsed.given {
             let value = option.values.first ?? ""
             switch option.name {
             case "rename", "add", "remove":
-                let (rule, warning) = try rule(option)
-                p.rules.append(rule)
-                if let warning { p.warnings.append(warning) }
+                do { try changes.add(option.name, ChangeRequest.value(of: option.values)) } catch {
+                    throw Invocation.UsageError(message: error.message)
+                }
             case "query":
                 guard let eq = value.firstIndex(of: "="), eq != value.startIndex else {
                     throw Invocation.UsageError(message: "--query: '\(value)' is not key=value")
@@ -81,42 +83,11 @@ enum RetagCommand {
             default: break  // the parser admits only plan's options
             }
         }
+        (p.rules, p.warnings) = (changes.spec.tagRules, changes.warnings)
         guard !p.rules.isEmpty || p.luaFile != nil else {
             throw Invocation.UsageError(message: "no rule given (--rename OLD NEW, --add TAG, --remove TAG, --lua FILE)")
         }
         return p
-    }
-
-    /// One of retag's rules (`--rename OLD NEW`, `--add TAG`, `--remove TAG`) as given, and a
-    /// warning when Flickr will store its tag otherwise than typed. `flickr edit` reads its tag
-    /// rules here too.
-    static func rule(_ option: ParsedArguments.Given) throws(Invocation.UsageError) -> (RetagRule, String?) {
-        let value = option.values.first ?? ""
-        do {
-            switch option.name {
-            case "rename":
-                var new = option.values[1]
-                var warning: String?
-                if !new.contains("*") {
-                    let stored = try RetagRule.storedTag(new, option: "--rename")
-                    new = stored.tag
-                    warning = stored.warning
-                }
-                return (try RetagRule.renaming(option.values[0], to: new), warning)
-            case "add":
-                let stored = try RetagRule.storedTag(value, option: "--add")
-                return (.add(stored.tag), stored.warning)
-            default:
-                guard !TagString.clean(value).isEmpty else { throw Invocation.UsageError(message: "--remove: '\(value)' is not a tag") }
-                return (.remove(value), nil)
-            }
-        } catch let error as RetagRuleError {
-            throw Invocation.UsageError(message: error.message)
-        } catch let error as Invocation.UsageError {
-            throw error
-        } catch {
-            throw Invocation.UsageError(message: "\(error)")
-        }
     }
 
     /// What `--query` accepts: a search of one's own photos, or a set.
@@ -137,7 +108,7 @@ enum RetagCommand {
             var planner = RetagPlanner(client: opened.session.client, store: store)
             // A synced library answers the selection and the raw tags (after an incremental sync).
             var libraryLock: RunnerLock?
-            if let source = LibraryRetagSource.synced(for: opened.session.client, environment: env) {
+            if let source = LibraryJobSource.synced(for: opened.session.client, environment: env) {
                 do {
                     libraryLock = try source.store.lock(command: "flickr retag plan", jobs: store)
                     planner.source = source
@@ -174,13 +145,20 @@ enum RetagCommand {
     /// rules. `photo` is `{ id, owner, lastupdate, tags = { {id, author, raw}, … } }`, `tags`
     /// the owner's raw tags so far; it returns the owner's new raw tags.
     static func luaRule(_ file: String, runtime: LuaRuntime) async throws -> @Sendable (PhotoTags, [String]) async throws -> [String] {
-        try await runtime.perform { state in
-            _ = try state.run("""
-                local path = ...
-                local rule = dofile(path)
-                if type(rule) ~= "function" then error(path .. " must return function(photo, tags) ... end", 0) end
-                flickr_retag_rule__ = rule
-                """, name: "=(--lua)", arguments: [.string(LuaString(file))])
+        // The file's function, kept by reference (as `flickr edit plan --lua` keeps its rule).
+        let rule = try await runtime.perform { state -> LuaRef in
+            let top = state.top
+            defer { state.setTop(top) }
+            do {
+                try state.loadFile(file)
+                try state.pcall(arguments: 0, results: 1)
+            } catch let e as LuaError {
+                throw JobError("--lua \(file): \(e.message)")
+            }
+            guard state.type(at: -1) == .function else {
+                throw JobError("--lua \(file): the file returns a \(state.typeName(at: -1)); it must return function(photo, tags) … end")
+            }
+            return LuaRef(popping: state)
         }
         return { photo, tags in
             let tagValues = photo.tags.map { t -> LuaValue in
@@ -193,8 +171,17 @@ enum RetagCommand {
             ]
             let photoID = photo.photoID
             return try await runtime.perform { state -> [String] in
-                let out = try state.run("return flickr_retag_rule__(...)", name: "=(--lua rule)", arguments: arguments)
-                guard let list = out.first?.arrayValue ?? (out.first.map { if case .map(let m) = $0, m.isEmpty { return [] } else { return nil } } ?? nil),
+                let top = state.top
+                defer { state.setTop(top) }
+                rule.push(onto: state)
+                try state.push(arguments)
+                do {
+                    try state.pcall(arguments: Int32(arguments.count), results: 1)
+                } catch let e as LuaError {
+                    throw JobError("--lua \(file): photo \(photoID): \(e.message)")
+                }
+                let out = try state.value(at: -1)
+                guard let list = out.arrayValue ?? ({ if case .map(let m) = out, m.isEmpty { return [] } else { return nil } }()),
                       list.allSatisfy({ $0.stringValue != nil }) else {
                     throw JobError("--lua \(file): for photo \(photoID) the function returned something other than a list of tags")
                 }
