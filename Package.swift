@@ -248,7 +248,7 @@ let package = Package(
         // Test helpers shared by the suites: fixtures, running the products, deadlines and signals.
         .target(
             name: "FlickrTestSupport",
-            dependencies: ["FlickrAPI", "FlickrProtocol", "FlickrSandbox"],
+            dependencies: ["FlickrAPI", "FlickrProtocol", "FlickrSandbox", .product(name: "NIOCore", package: "swift-nio")],
             path: "Tests/FlickrTestSupport"
         ),
         // The README's Swift snippets (scripts/readme-snippets writes them): compiled with the

@@ -30,8 +30,8 @@ import FlickrTestSupport
     /// response too large (not a network failure, not a truncated body), and the same transport
     /// then answers again.
     @Test func wholeBodiesAndTheirLimit() async throws {
-        let server = try await FlickrSandboxServer.start(SandboxConfiguration())
-        do {
+        try await SandboxWorld.with { sandbox in
+            let server = try sandbox.inProcessServer()
             var transport = HTTPTransport()
             for verb in [HTTPMethod.GET, .POST] {
                 let answer = try await transport.send(Self.echo(server, verb: verb, word: "word-\(verb.rawValue)"), method: "flickr.test.echo")
@@ -49,11 +49,7 @@ import FlickrTestSupport
             transport.maxBodyBytes = 1 << 20
             let again = try await transport.send(Self.echo(server, verb: .GET, word: "again"), method: "flickr.test.echo")
             #expect(String(decoding: again.body, as: UTF8.self).contains("again"))
-        } catch {
-            try? await server.stop()
-            throw error
         }
-        try await server.stop()
     }
 
     /// Cancelling the task that waits cancels the request: the call ends as cancelled soon
@@ -64,32 +60,33 @@ import FlickrTestSupport
         let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var configuration = SandboxConfiguration()
         configuration.latencyMilliseconds = 20_000
-        let server = try await FlickrSandboxServer.start(configuration, eventLoopGroup: loops)
-        let clientLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let http = HTTPClient(eventLoopGroup: clientLoops)
-        let transport = HTTPTransport(client: http)
-        let spec = Self.echo(server, verb: .GET, word: "slow")
-        let clock = ContinuousClock()
-        let call = Task { () -> FlickrError? in
-            do throws(FlickrError) {
-                _ = try await transport.send(spec, method: "flickr.test.echo")
-                return nil
-            } catch {
-                return error
+        try await SandboxWorld.with(configuration, eventLoopGroup: loops) { sandbox in
+            let server = try sandbox.inProcessServer()
+            let clientLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            let http = HTTPClient(eventLoopGroup: clientLoops)
+            let transport = HTTPTransport(client: http)
+            let spec = Self.echo(server, verb: .GET, word: "slow")
+            let clock = ContinuousClock()
+            let call = Task { () -> FlickrError? in
+                do throws(FlickrError) {
+                    _ = try await transport.send(spec, method: "flickr.test.echo")
+                    return nil
+                } catch {
+                    return error
+                }
             }
+            // Cancelled once the request is on its way (the sandbox's access log is written after
+            // the answer, so the connection is what can be seen).
+            let waited = clock.now
+            while server.connectionCount() == 0, clock.now - waited < .seconds(10) { try await Task.sleep(for: .milliseconds(2)) }
+            let cancelled = clock.now
+            call.cancel()
+            let error = await call.value
+            #expect(error?.kind == .cancelled, "\(String(describing: error))")
+            #expect(clock.now - cancelled < .seconds(10), "took \(clock.now - cancelled) after the cancel")
+            try await http.shutdown()
+            try await clientLoops.shutdownGracefully()
         }
-        // Cancelled once the request is on its way (the sandbox's access log is written after
-        // the answer, so the connection is what can be seen).
-        let waited = clock.now
-        while server.connectionCount() == 0, clock.now - waited < .seconds(10) { try await Task.sleep(for: .milliseconds(2)) }
-        let cancelled = clock.now
-        call.cancel()
-        let error = await call.value
-        #expect(error?.kind == .cancelled, "\(String(describing: error))")
-        #expect(clock.now - cancelled < .seconds(10), "took \(clock.now - cancelled) after the cancel")
-        try await http.shutdown()
-        try await clientLoops.shutdownGracefully()
-        try await server.stop()
         try await loops.shutdownGracefully()
     }
 }

@@ -2,53 +2,45 @@ import AsyncHTTPClient
 import FlickrAPI
 import FlickrProtocol
 import FlickrSandbox
+import FlickrTestSupport
 import Foundation
 import Logging
 import NIOCore
 import Synchronization
 
-/// Starts an in-process sandbox on an ephemeral loopback port and a client pointed at it.
+/// An in-process sandbox on an ephemeral loopback port (``SandboxWorld``) and a client pointed at
+/// it that logs into ``LogCapture``.
 struct SandboxHarness {
+    let world: SandboxWorld
     let server: FlickrSandboxServer
     let client: FlickrClient
     let log: LogCapture
 
-    static func start(_ configuration: SandboxConfiguration = SandboxConfiguration(),
-                      token: Bool = true, retry: RetryPolicy = RetryPolicy(maxAttempts: 1),
-                      format: FlickrContext.Format = .xml, eventLoopGroup: (any EventLoopGroup)? = nil) async throws -> SandboxHarness {
-        let server = try await FlickrSandboxServer.start(configuration, eventLoopGroup: eventLoopGroup)
-        let c = server.credentials
+    /// The harness of a started sandbox: its client, with the default user's token or none.
+    static func make(_ world: SandboxWorld, token: Bool, retry: RetryPolicy, format: FlickrContext.Format) throws -> SandboxHarness {
+        let c = world.credentials
         // 60 s, not Flickr-like seconds: the sandbox answers on the Swift concurrency pool that
         // the suite's ~450 tests share with it on two cores, and in a fresh-clone CI rehearsal on
         // a slow day four calls of one suite found no answer within 10 s while every test around
         // them took ~40 s. Tests of deadlines set their own.
         let ctx = FlickrContext(apiKey: c.apiKey, sharedSecret: c.apiSecret,
                                 oauthToken: token ? c.oauthToken : nil, oauthTokenSecret: token ? c.oauthTokenSecret : nil,
-                                endpoints: Endpoints(baseURL: server.url), format: format, requestTimeout: 60,
+                                endpoints: Endpoints(baseURL: world.url), format: format, requestTimeout: 60,
                                 uploadTimeout: 60, retryPolicy: retry, ratePolicy: .unlimited)
         let log = LogCapture()
         var logger = Logger(label: "test") { _ in log }
         logger.logLevel = .trace
-        return SandboxHarness(server: server, client: FlickrClient(context: ctx, logger: logger), log: log)
+        return SandboxHarness(world: world, server: try world.inProcessServer(), client: FlickrClient(context: ctx, logger: logger), log: log)
     }
 
-    func stop() async {
-        try? await server.stop()
-    }
-
-    /// Runs `body` with a started harness and always stops the server.
+    /// Runs `body` with a harness over ``SandboxWorld/with(_:seed:accessLog:eventLoopGroup:_:)``,
+    /// which always stops the server.
     static func with<T>(_ configuration: SandboxConfiguration = SandboxConfiguration(), token: Bool = true,
                         retry: RetryPolicy = RetryPolicy(maxAttempts: 1), format: FlickrContext.Format = .xml,
                         eventLoopGroup: (any EventLoopGroup)? = nil,
                         _ body: (SandboxHarness) async throws -> T) async throws -> T {
-        let h = try await start(configuration, token: token, retry: retry, format: format, eventLoopGroup: eventLoopGroup)
-        do {
-            let result = try await body(h)
-            await h.stop()
-            return result
-        } catch {
-            await h.stop()
-            throw error
+        try await SandboxWorld.with(configuration, eventLoopGroup: eventLoopGroup) { world in
+            try await body(try Self.make(world, token: token, retry: retry, format: format))
         }
     }
 

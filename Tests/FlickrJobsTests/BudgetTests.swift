@@ -46,14 +46,12 @@ struct BudgetTests {
             let photo: [String: Any] = ["id": String(8_000_000_000 + i), "owner": "alice", "title": "p\(i)", "tags": "paris night", "date_posted": posted]
             return photo
         }
-        let seed = world.directory.appendingPathComponent("seed.json")
-        try JSONSerialization.data(withJSONObject: ["users": [["username": "alice"]], "photos": photos]).write(to: seed)
-        let sandbox = try await SandboxProcess.start(["--port", "0", "--data", seed.path, "--log", log.path] + extra,
-                                                     environment: world.environment)
-        defer { sandbox.stop() }
-        var env = sandbox.environment(world.environment)
-        env["FLICKR_BUDGET"] = budget
-        try await body(env, log)
+        try await SandboxWorld.withProcess(extra, seed: .object(["users": [["username": "alice"]], "photos": photos]), accessLog: log,
+                                           environment: world.environment) { sandbox in
+            var env = sandbox.environment(world.environment)
+            env["FLICKR_BUDGET"] = budget
+            try await body(env, log)
+        }
     }
 
     @Test("Two jobs at once and a restart stay within 8 calls in any 2 s; calls are spread, not burst")

@@ -59,9 +59,9 @@ struct EditCommandTests {
         // the thirty rounds. A run goes on writing between the event the test waits for and the
         // kill; with 5 ms and 1 to 6 photos a loaded machine ended the job in 19 rounds.
         for name in ["killed", "twin"] {
-            let sandbox = try await SandboxProcess.start(["--port", "0", "--data", seed.path, "--latency", "20",
-                                                          "--log", world.directory.appendingPathComponent("\(name).jsonl").path],
-                                                         environment: world.environment)
+            let sandbox = try await SandboxWorld.startProcess(["--port", "0", "--data", seed.path, "--latency", "20",
+                                                               "--log", world.directory.appendingPathComponent("\(name).jsonl").path],
+                                                              environment: world.environment)
             sandboxes.append(sandbox)
             var env = sandbox.environment(world.environment)
             env["XDG_STATE_HOME"] = world.directory.path + "/\(name)-state"
@@ -86,10 +86,14 @@ struct EditCommandTests {
         for round in 0..<30 {
             let args = first ? ["edit", "apply", jobs[0], "--yes", "--events"] : ["edit", "resume", jobs[0], "--events"]
             if round % 3 == 0 {
-                // Between the N-th write's answer and its journal entry: the process kills itself.
-                let r = try await Self.flickr(args, envs[0], extra: ["FLICKR_TEST_KILL_AFTER_WRITE": String(Int.random(in: 1...12, using: &random))])
-                if r.status == 0 { break }
-                #expect(r.status == 137 || r.status == 9 || r.status == -9 || r.status > 128, "round \(round): \(r.status) \(r.stderr.suffix(300))")
+                // Between the N-th write's answer and its journal entry: killed from outside.
+                let (r, killed) = try await Products.runKilledAfterWrite(Int.random(in: 1...12, using: &random), args, environment: envs[0],
+                                                                         timeout: 180)
+                #expect(!r.timedOut, "round \(round): timed out")
+                if !killed {
+                    #expect(r.status == 0, "round \(round): \(r.status) \(r.stderr.suffix(300))")
+                    break
+                }
                 killedMidWrite += 1
             } else {
                 let run = try InteractiveProcess(try Products.executable("flickr"), args, environment: envs[0])
@@ -169,7 +173,7 @@ struct EditCommandTests {
         let world = try CommandWorld("edit-refusals")
         defer { try? FileManager.default.removeItem(at: world.directory) }
         let log = world.directory.appendingPathComponent("log.jsonl")
-        let sandbox = try await SandboxProcess.start(["--port", "0", "--log", log.path], environment: world.environment)
+        let sandbox = try await SandboxWorld.startProcess(["--port", "0", "--log", log.path], environment: world.environment)
         defer { sandbox.stop() }
         let env = sandbox.environment(world.environment)
         for (args, message) in [(["--title", "{place} {title}"], "{place} is not a field"),

@@ -4,7 +4,7 @@ import FlickrTestSupport
 import Foundation
 import Testing
 
-/// The edit engine's values and decisions, apart from any request (issue 27's foundation):
+/// The edit engine's values and decisions, apart from any request:
 /// what the options mean, what each photo's plan is, and the next write of a photo.
 @Suite("Edit jobs: options, targets, the next write, the calls", .timeLimit(.minutes(3)), .tags(.unit))
 struct EditUnitTests {
@@ -162,7 +162,7 @@ struct EditUnitTests {
         #expect(EditStep.next(change, current: all) == .done(conflicts: []))
     }
 
-    @Test("Each group's write is the Flickr call issue 27 names, with Flickr's argument names")
+    @Test("Each group's write is the Flickr call for it, with Flickr's argument names")
     func calls() {
         let pre = Self.photo()
         func methods(_ value: EditValue) -> [String] { EditWrite(field: value.field, from: pre.value(value.field), to: value, on: pre).calls.map(\.method) }

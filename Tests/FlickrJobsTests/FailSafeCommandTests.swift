@@ -34,48 +34,49 @@ struct FailSafeCommandTests {
         let world = try CommandWorld("outage")
         defer { try? FileManager.default.removeItem(at: world.directory) }
         let state = world.directory.appendingPathComponent("sandbox-state").path
-        let first = try await SandboxProcess.start(["--port", "0", "--latency", "20", "--state", state], environment: world.environment)
-        defer { first.stop() }
-        let env = first.environment(world.environment)
-        let plan = try await Self.flickr(["retag", "plan", "--add", "fail safe"], env)
-        try #require(plan.status == 1, "\(plan.stdout) \(plan.stderr)")
-        let job = try Self.job(plan.stdout)
-        let photos = try #require(try await Self.entry(job, env)["photos"] as? Int)
-        try #require(photos > 50)
-        // No terminal and no --events: the waiting lines are plain text on stderr. The outage
-        // counts from the start of the first call that could not connect, including the client's
-        // own retries of it: with --max-outage 3, under the suite's load those retries once took
-        // the whole 3 s, and the job stopped (rightly) before its first waiting line.
-        let apply = try InteractiveProcess(try Products.executable("flickr"), ["retag", "apply", job, "--yes", "--max-outage", "8"], environment: env)
-        let deadline = Date().addingTimeInterval(60)
-        while (try await Self.entry(job, env)["done"] as? Int ?? 0) < 5, Date() < deadline, apply.process.isRunning {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        kill(first.process.process.processIdentifier, SIGKILL)
-        let killed = Date()
-        let status = await apply.wait(timeout: 60)
-        let stoppedAfter = Date().timeIntervalSince(killed)
-        #expect(status == 75, "\(apply.stdout) \(apply.stderr)")
-        // 8 s of outage plus the client's own retries of the last call; never minutes.
-        #expect(stoppedAfter < 30, "stopped \(stoppedAfter) s after the kill")
-        #expect(apply.stderr.contains("flickr retag: waiting for the endpoint: cannot connect to") && apply.stderr.contains("connection refused"),
-                "\(apply.stderr)")
-        #expect(apply.stderr.contains("Resume when the endpoint is back with: flickr retag resume \(job)"), "\(apply.stderr)")
-        #expect(!apply.stdout.contains("unclear write") && !apply.stdout.contains("failed: photo"), "\(apply.stdout)")
-        let stopped = try await Self.entry(job, env)
-        #expect(stopped["state"] as? String == "interrupted" && stopped["failed"] as? Int == 0, "\(stopped)")
-        let doneBefore = try #require(stopped["done"] as? Int)
-        #expect(doneBefore >= 5 && doneBefore < photos)
+        try await SandboxWorld.withProcess(["--latency", "20", "--state", state], environment: world.environment) { first in
+            let running = try #require(first.process)
+            let env = first.environment(world.environment)
+            let plan = try await Self.flickr(["retag", "plan", "--add", "fail safe"], env)
+            try #require(plan.status == 1, "\(plan.stdout) \(plan.stderr)")
+            let job = try Self.job(plan.stdout)
+            let photos = try #require(try await Self.entry(job, env)["photos"] as? Int)
+            try #require(photos > 50)
+            // No terminal and no --events: the waiting lines are plain text on stderr. The outage
+            // counts from the start of the first call that could not connect, including the client's
+            // own retries of it: with --max-outage 3, under the suite's load those retries once took
+            // the whole 3 s, and the job stopped (rightly) before its first waiting line.
+            let apply = try InteractiveProcess(try Products.executable("flickr"), ["retag", "apply", job, "--yes", "--max-outage", "8"], environment: env)
+            let deadline = Date().addingTimeInterval(60)
+            while (try await Self.entry(job, env)["done"] as? Int ?? 0) < 5, Date() < deadline, apply.process.isRunning {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            kill(running.process.process.processIdentifier, SIGKILL)
+            let killed = Date()
+            let status = await apply.wait(timeout: 60)
+            let stoppedAfter = Date().timeIntervalSince(killed)
+            #expect(status == 75, "\(apply.stdout) \(apply.stderr)")
+            // 8 s of outage plus the client's own retries of the last call; never minutes.
+            #expect(stoppedAfter < 30, "stopped \(stoppedAfter) s after the kill")
+            #expect(apply.stderr.contains("flickr retag: waiting for the endpoint: cannot connect to") && apply.stderr.contains("connection refused"),
+                    "\(apply.stderr)")
+            #expect(apply.stderr.contains("Resume when the endpoint is back with: flickr retag resume \(job)"), "\(apply.stderr)")
+            #expect(!apply.stdout.contains("unclear write") && !apply.stdout.contains("failed: photo"), "\(apply.stdout)")
+            let stopped = try await Self.entry(job, env)
+            #expect(stopped["state"] as? String == "interrupted" && stopped["failed"] as? Int == 0, "\(stopped)")
+            let doneBefore = try #require(stopped["done"] as? Int)
+            #expect(doneBefore >= 5 && doneBefore < photos)
 
-        // The endpoint comes back (same port, same state): resume finishes, exactly.
-        let second = try await SandboxProcess.start(["--port", String(first.port), "--state", state], environment: world.environment)
-        defer { second.stop() }
-        let resume = try await Self.flickr(["retag", "resume", job], env)
-        #expect(resume.status == 0 && resume.stdout.contains("\(photos) of \(photos) photos done, 0 failed, 0 conflicts"),
-                "\(resume.stdout) \(resume.stderr)")
-        let search = try await Self.flickr(["call", "flickr.photos.search", "user_id=me", "tags=failsafe", "per_page=500", "--json"], env)
-        let found = (try JSONSerialization.jsonObject(with: Data(search.stdout.utf8)) as? [String: Any])?["photos"] as? [String: Any]
-        #expect(Int("\(found?["total"] ?? "")") == photos, "\(search.stdout.prefix(300))")
+            // The endpoint comes back (same port, same state): resume finishes, exactly.
+            try await SandboxWorld.withProcess(["--port", String(first.port), "--state", state], environment: world.environment) { _ in
+                let resume = try await Self.flickr(["retag", "resume", job], env)
+                #expect(resume.status == 0 && resume.stdout.contains("\(photos) of \(photos) photos done, 0 failed, 0 conflicts"),
+                        "\(resume.stdout) \(resume.stderr)")
+                let search = try await Self.flickr(["call", "flickr.photos.search", "user_id=me", "tags=failsafe", "per_page=500", "--json"], env)
+                let found = (try JSONSerialization.jsonObject(with: Data(search.stdout.utf8)) as? [String: Any])?["photos"] as? [String: Any]
+                #expect(Int("\(found?["total"] ?? "")") == photos, "\(search.stdout.prefix(300))")
+            }
+        }
     }
 
     @Test("Two applies of one job started together, 20 rounds: exactly one runs, the other names its pid and host and exits 75; one write per photo, no conflict")

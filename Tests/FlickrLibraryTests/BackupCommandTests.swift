@@ -218,26 +218,26 @@ struct BackupCommandTests {
     func refusals() async throws {
         let world = try CommandWorld("backup-refusals")
         defer { try? FileManager.default.removeItem(at: world.directory) }
-        let sandbox = try await SandboxProcess.start(["--port", "0", "--log", world.directory.appendingPathComponent("log").path],
-                                                     environment: world.environment)
-        defer { sandbox.stop() }
-        let env = sandbox.environment(world.environment)
-        let busy = world.directory.appendingPathComponent("Pictures")
-        try FileManager.default.createDirectory(at: busy, withIntermediateDirectories: true)
-        try Data("mine".utf8).write(to: busy.appendingPathComponent("holiday.jpg"))
-        let r = try await Self.flickr(["backup", busy.path], env)
-        #expect(r.status == 1 && r.stderr.contains("is not empty and is not a backup"), "\(r.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: busy.path) == ["holiday.jpg"], "nothing written into it")
-        let sizes = try await Self.flickr(["backup", world.directory.appendingPathComponent("b").path, "--sizes", "k"], env)
-        #expect(sizes.status == 2 && sizes.stderr.contains("--sizes: 'k'"), "\(sizes.stderr)")
-        let both = try await Self.flickr(["backup", "--verify", "--prune", busy.path], env)
-        #expect(both.status == 2 && both.stderr.contains("--prune"), "\(both.stderr)")
-        let none = try await Self.flickr(["backup"], env)
-        #expect(none.status == 2 && none.stderr.contains("give the backup's folder"), "\(none.stderr)")
-        let notBackup = try await Self.flickr(["backup", "--verify", busy.path], env)
-        #expect(notBackup.status == 1 && notBackup.stderr.contains("is not a backup"), "\(notBackup.stderr)")
-        let log = (try? String(contentsOf: world.directory.appendingPathComponent("log"), encoding: .utf8)) ?? ""
-        #expect(log.isEmpty, "a refusal makes no request: \(log)")
+        try await SandboxWorld.withProcess(accessLog: world.directory.appendingPathComponent("log"),
+                                           environment: world.environment) { sandbox in
+            let env = sandbox.environment(world.environment)
+            let busy = world.directory.appendingPathComponent("Pictures")
+            try FileManager.default.createDirectory(at: busy, withIntermediateDirectories: true)
+            try Data("mine".utf8).write(to: busy.appendingPathComponent("holiday.jpg"))
+            let r = try await Self.flickr(["backup", busy.path], env)
+            #expect(r.status == 1 && r.stderr.contains("is not empty and is not a backup"), "\(r.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: busy.path) == ["holiday.jpg"], "nothing written into it")
+            let sizes = try await Self.flickr(["backup", world.directory.appendingPathComponent("b").path, "--sizes", "k"], env)
+            #expect(sizes.status == 2 && sizes.stderr.contains("--sizes: 'k'"), "\(sizes.stderr)")
+            let both = try await Self.flickr(["backup", "--verify", "--prune", busy.path], env)
+            #expect(both.status == 2 && both.stderr.contains("--prune"), "\(both.stderr)")
+            let none = try await Self.flickr(["backup"], env)
+            #expect(none.status == 2 && none.stderr.contains("give the backup's folder"), "\(none.stderr)")
+            let notBackup = try await Self.flickr(["backup", "--verify", busy.path], env)
+            #expect(notBackup.status == 1 && notBackup.stderr.contains("is not a backup"), "\(notBackup.stderr)")
+            let log = (try? String(contentsOf: world.directory.appendingPathComponent("log"), encoding: .utf8)) ?? ""
+            #expect(log.isEmpty, "a refusal makes no request: \(log)")
+        }
     }
 
     @Test("One runner per library: while a backup runs, a second backup and a sync are told its process id and host and exit 75")
@@ -245,23 +245,23 @@ struct BackupCommandTests {
         let world = try CommandWorld("backup-runner")
         defer { try? FileManager.default.removeItem(at: world.directory) }
         // Slow answers keep the first backup running while the others try.
-        let sandbox = try await SandboxProcess.start(["--port", "0", "--latency", "300"], environment: world.environment)
-        defer { sandbox.stop() }
-        let env = sandbox.environment(world.environment)
-        let dir = world.directory.appendingPathComponent("backup")
-        let first = try InteractiveProcess(try Products.executable("flickr"), ["backup", dir.path, "--events"], environment: env)
-        defer { if first.process.isRunning { kill(first.process.processIdentifier, SIGKILL) } }
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, first.process.isRunning, !first.stderr.contains("\"phase\":\"backup\"") {
-            try await Task.sleep(for: .milliseconds(20))
+        try await SandboxWorld.withProcess(["--latency", "300"], environment: world.environment) { sandbox in
+            let env = sandbox.environment(world.environment)
+            let dir = world.directory.appendingPathComponent("backup")
+            let first = try InteractiveProcess(try Products.executable("flickr"), ["backup", dir.path, "--events"], environment: env)
+            defer { if first.process.isRunning { kill(first.process.processIdentifier, SIGKILL) } }
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline, first.process.isRunning, !first.stderr.contains("\"phase\":\"backup\"") {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try #require(first.process.isRunning && first.stderr.contains("\"phase\":\"backup\""), "\(first.stderr)")
+            for args in [["backup", dir.path], ["sync"]] {
+                let second = try await Self.flickr(args, env)
+                #expect(second.status == 75 && second.stderr.contains("process \(first.process.processIdentifier) on host"),
+                        "\(args): \(second.status) \(second.stderr)")
+            }
+            #expect(first.process.isRunning, "the first backup ran on")
         }
-        try #require(first.process.isRunning && first.stderr.contains("\"phase\":\"backup\""), "\(first.stderr)")
-        for args in [["backup", dir.path], ["sync"]] {
-            let second = try await Self.flickr(args, env)
-            #expect(second.status == 75 && second.stderr.contains("process \(first.process.processIdentifier) on host"),
-                    "\(args): \(second.status) \(second.stderr)")
-        }
-        #expect(first.process.isRunning, "the first backup ran on")
     }
 
     @Test("kill -9 twenty times (during the sync and at varied points of the backup), each followed by a rerun: no partial file under a final name, no original fetched twice but those in flight, and the last run ends exact and verified")
@@ -271,55 +271,55 @@ struct BackupCommandTests {
         let generated = LibraryWorld(count: 200, seed: "backup-kill")
         let seed = try generated.writeSeed(in: world.directory)
         let log = world.directory.appendingPathComponent("access.jsonl")
-        let sandbox = try await SandboxProcess.start(["--port", "0", "--data", seed.path, "--latency", "25", "--log", log.path],
-                                                     environment: world.environment)
-        defer { sandbox.stop() }
-        var env = sandbox.environment(world.environment)
-        env["XDG_DATA_HOME"] = world.directory.path + "/data"
-        let dir = world.directory.appendingPathComponent("backup")
-        var killsInBackup = 0
-        for round in 0..<20 {
-            let run = try InteractiveProcess(try Products.executable("flickr"), ["backup", dir.path, "--events"], environment: env)
-            // Every fifth kill lands in the sync; the others after 2–8 photos of the backup.
-            let inSync = round % 5 == 0
-            let after = 2 + round % 7
-            let deadline = Date().addingTimeInterval(60)
-            var hit = false
-            while Date() < deadline, run.process.isRunning {
-                let events = run.stderr.split(separator: "\n")
-                hit = inSync ? events.contains { $0.contains("\"phase\":\"") }
-                    : events.contains { line in
-                        line.contains("\"phase\":\"backup\"") && ((line.firstMatch(of: /"done":(\d+)/).flatMap { Int($0.1) }) ?? 0) >= after
-                    }
-                if hit { break }
-                try await Task.sleep(for: .milliseconds(5))
+        try await SandboxWorld.withProcess(["--latency", "25"], seed: .file(seed), accessLog: log,
+                                           environment: world.environment) { sandbox in
+            var env = sandbox.environment(world.environment)
+            env["XDG_DATA_HOME"] = world.directory.path + "/data"
+            let dir = world.directory.appendingPathComponent("backup")
+            var killsInBackup = 0
+            for round in 0..<20 {
+                let run = try InteractiveProcess(try Products.executable("flickr"), ["backup", dir.path, "--events"], environment: env)
+                // Every fifth kill lands in the sync; the others after 2–8 photos of the backup.
+                let inSync = round % 5 == 0
+                let after = 2 + round % 7
+                let deadline = Date().addingTimeInterval(60)
+                var hit = false
+                while Date() < deadline, run.process.isRunning {
+                    let events = run.stderr.split(separator: "\n")
+                    hit = inSync ? events.contains { $0.contains("\"phase\":\"") }
+                        : events.contains { line in
+                            line.contains("\"phase\":\"backup\"") && ((line.firstMatch(of: /"done":(\d+)/).flatMap { Int($0.1) }) ?? 0) >= after
+                        }
+                    if hit { break }
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                if !(hit && run.process.isRunning) {
+                    // Ended before the kill point: only a finished backup (exit 0) is acceptable.
+                    let status = await run.wait(timeout: 30)
+                    #expect(status == 0, "round \(round): the run ended (\(String(describing: status))) before the kill: \(run.stdout) \(run.stderr)")
+                    continue
+                }
+                kill(run.process.processIdentifier, SIGKILL)
+                _ = await run.wait(timeout: 30)
+                // A kill meant for the sync may land in the backup's first downloads too: every kill counts.
+                killsInBackup += 1
+                let partial = Self.files(dir).filter { !Self.whole(dir.appendingPathComponent($0)) }
+                #expect(partial.isEmpty, "round \(round): partial files under final names: \(partial)")
             }
-            if !(hit && run.process.isRunning) {
-                // Ended before the kill point: only a finished backup (exit 0) is acceptable.
-                let status = await run.wait(timeout: 30)
-                #expect(status == 0, "round \(round): the run ended (\(String(describing: status))) before the kill: \(run.stdout) \(run.stderr)")
-                continue
-            }
-            kill(run.process.processIdentifier, SIGKILL)
-            _ = await run.wait(timeout: 30)
-            // A kill meant for the sync may land in the backup's first downloads too: every kill counts.
-            killsInBackup += 1
-            let partial = Self.files(dir).filter { !Self.whole(dir.appendingPathComponent($0)) }
-            #expect(partial.isEmpty, "round \(round): partial files under final names: \(partial)")
+            let last = try await Self.flickr(["backup", dir.path], env)
+            #expect(last.status == 0, "\(last.stdout)\(last.stderr)")
+            let verified = try await Self.flickr(["backup", "--verify", dir.path], env)
+            #expect(verified.status == 0 && verified.stdout.contains("— sound"), "\(verified.stdout)")
+            let entries = try Self.manifest(dir)
+            #expect(Set(Self.files(dir).filter { $0 != "manifest.json" }) == Set(entries.keys))
+            let downloads = Self.originalDownloads(log)
+            #expect(downloads.count == generated.photos.count, "every photo's original fetched")
+            let again = downloads.values.reduce(0, +) - downloads.count
+            // Only a download in flight at a kill (4 at once) may be fetched again.
+            #expect(again <= 4 * killsInBackup, "\(again) originals fetched twice over \(killsInBackup) kills in the backup")
+            #expect(Self.files(dir).allSatisfy { Self.whole(dir.appendingPathComponent($0)) })
+            let parts = (try? FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent(".flickr-backup/parts").path)) ?? []
+            #expect(parts.isEmpty, "no download left behind: \(parts)")
         }
-        let last = try await Self.flickr(["backup", dir.path], env)
-        #expect(last.status == 0, "\(last.stdout)\(last.stderr)")
-        let verified = try await Self.flickr(["backup", "--verify", dir.path], env)
-        #expect(verified.status == 0 && verified.stdout.contains("— sound"), "\(verified.stdout)")
-        let entries = try Self.manifest(dir)
-        #expect(Set(Self.files(dir).filter { $0 != "manifest.json" }) == Set(entries.keys))
-        let downloads = Self.originalDownloads(log)
-        #expect(downloads.count == generated.photos.count, "every photo's original fetched")
-        let again = downloads.values.reduce(0, +) - downloads.count
-        // Only a download in flight at a kill (4 at once) may be fetched again.
-        #expect(again <= 4 * killsInBackup, "\(again) originals fetched twice over \(killsInBackup) kills in the backup")
-        #expect(Self.files(dir).allSatisfy { Self.whole(dir.appendingPathComponent($0)) })
-        let parts = (try? FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent(".flickr-backup/parts").path)) ?? []
-        #expect(parts.isEmpty, "no download left behind: \(parts)")
     }
 }

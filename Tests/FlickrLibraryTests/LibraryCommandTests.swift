@@ -55,21 +55,21 @@ struct LibraryCommandTests {
         defer { try? FileManager.default.removeItem(at: home.directory) }
         let seed = try world.writeSeed(in: home.directory)
         let state = home.directory.appendingPathComponent("sandbox-state").path
-        let sandbox = try await SandboxProcess.start(["--port", "0", "--latency", "20", "--data", seed.path, "--state", state], environment: home.environment)
-        var env = sandbox.environment(home.environment)
-        env["XDG_DATA_HOME"] = home.directory.path + "/data"
-        let credentials = SandboxCredentials(apiKey: sandbox.values["api_key"] ?? "", apiSecret: sandbox.values["api_secret"] ?? "",
-                                             oauthToken: sandbox.values["oauth_token"] ?? "", oauthTokenSecret: sandbox.values["oauth_token_secret"] ?? "",
-                                             userNSID: LibraryWorld.alice, username: "alice")
-        let url = sandbox.values["url"] ?? ""
-        let alice = LibraryWorld.client(credentials, url: url)
-        let deleter = LibraryWorld.client(credentials, url: url, token: LibraryWorld.deleteToken)
-        let flickr = try Products.executable("flickr")
-        let database = LibraryStore.path(for: LibraryWorld.alice, in: LibraryStore.directory(environment: env))
-        var random = TestRandom("library-kill")
-        var ids = world.photos.map(\.id)
-        var killed = 0
-        do {
+        let syncedEnv = try await SandboxWorld.withProcess(["--latency", "20", "--state", state], seed: .file(seed),
+                                                           environment: home.environment) { sandbox in
+            var env = sandbox.environment(home.environment)
+            env["XDG_DATA_HOME"] = home.directory.path + "/data"
+            let credentials = SandboxCredentials(apiKey: sandbox.values["api_key"] ?? "", apiSecret: sandbox.values["api_secret"] ?? "",
+                                                 oauthToken: sandbox.values["oauth_token"] ?? "", oauthTokenSecret: sandbox.values["oauth_token_secret"] ?? "",
+                                                 userNSID: LibraryWorld.alice, username: "alice")
+            let url = sandbox.values["url"] ?? ""
+            let alice = LibraryWorld.client(credentials, url: url)
+            let deleter = LibraryWorld.client(credentials, url: url, token: LibraryWorld.deleteToken)
+            let flickr = try Products.executable("flickr")
+            let database = LibraryStore.path(for: LibraryWorld.alice, in: LibraryStore.directory(environment: env))
+            var random = TestRandom("library-kill")
+            var ids = world.photos.map(\.id)
+            var killed = 0
             for round in 0..<20 {
                 let deep = round >= 8
                 if deep {
@@ -120,20 +120,19 @@ struct LibraryCommandTests {
                     #expect(status.deep == status.photos, "round \(round): \(status)")
                 }
             }
-        } catch {
-            sandbox.stop()
-            throw error
+            print("library: \(killed) of 20 syncs killed mid-way")
+            #expect(killed >= 15, "only \(killed) of 20 syncs were killed while running")
+            // Field by field against the sandbox's own state (raw tags included): stop it, read its state.
+            let running = try #require(sandbox.process)
+            kill(running.process.process.processIdentifier, SIGTERM)
+            _ = await running.process.wait(timeout: 30)
+            return env
         }
-        print("library: \(killed) of 20 syncs killed mid-way")
-        #expect(killed >= 15, "only \(killed) of 20 syncs were killed while running")
-        // Field by field against the sandbox's own state (raw tags included): stop it, read its state.
-        kill(sandbox.process.process.processIdentifier, SIGTERM)
-        _ = await sandbox.process.wait(timeout: 30)
         var configuration = SandboxConfiguration()
         configuration.stateDirectory = state
-        let server = try await FlickrSandboxServer.start(configuration)
-        let differences = try LibraryWorld.differences(try LibraryWorld.store(env), server, deep: true)
-        try await server.stop()
+        let differences = try await SandboxWorld.with(configuration) { sandbox in
+            try LibraryWorld.differences(try LibraryWorld.store(syncedEnv), try sandbox.inProcessServer(), deep: true)
+        }
         #expect(differences.isEmpty, "\(differences.prefix(20))")
     }
 

@@ -9,7 +9,7 @@ import LuaKit
 import Testing
 
 @Suite(.serialized, .timeLimit(.minutes(5)), .tags(.integration)) struct ConcurrencyTests {
-    /// Issue 4's proof: with 100 ms latency, flickr.map over 32 getInfo calls at concurrency 8
+    /// With 100 ms latency, flickr.map over 32 getInfo calls at concurrency 8
     /// overlaps them — the server sees between 2 and 8 at once — and answers in order. How long
     /// it takes (about 4 × 100 ms; sequential 3.2 s) is a benchmark's figure (`scripts/bench`).
     @Test func mapOverlapsCalls() async throws {

@@ -4,7 +4,7 @@ import FlickrTestSupport
 import Foundation
 import Testing
 
-/// The field writes `flickr edit` makes (issue 27), as Flickr checks and shows them: each one
+/// The field writes `flickr edit` makes, as Flickr checks and shows them: each one
 /// refused with Flickr's code and message where Flickr refuses it, needing the perms the
 /// catalog names, moving `lastupdate`, and read back in getInfo, in search's extras and
 /// filters, in getAllContexts and in recentlyUpdated.

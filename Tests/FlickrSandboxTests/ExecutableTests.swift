@@ -7,6 +7,7 @@ import Testing
 struct ExecutableTests {
     @Test("--port 0 prints the key=value lines and ready, serves a call, exits 0 on SIGTERM")
     func startCallStop() async throws {
+        // Direct, not SandboxWorld: this tests flickr-sandbox's own start (its banner) and its exit on SIGTERM.
         let sandbox = try InteractiveProcess(try Products.executable("flickr-sandbox"), ["--port", "0", "--latency", "0"],
                                              environment: ProcessInfo.processInfo.environment)
         defer { if sandbox.process.isRunning { sandbox.process.terminate() } }
@@ -34,6 +35,7 @@ struct ExecutableTests {
     @Test("--allow-remote lets --host be another interface; loopback names need no flag")
     func allowRemote() async throws {
         for args in [["--host", "0.0.0.0", "--allow-remote"], ["--host", "localhost"], ["--host", "127.0.0.2"]] {
+            // Direct, not SandboxWorld: this tests whether flickr-sandbox starts at all with these options.
             let sandbox = try InteractiveProcess(try Products.executable("flickr-sandbox"), args + ["--port", "0"],
                                                  environment: ProcessInfo.processInfo.environment)
             defer { if sandbox.process.isRunning { sandbox.process.terminate() } }
@@ -73,20 +75,15 @@ struct ExecutableTests {
         #expect(Set(photos.compactMap { $0["license"] as? Int }).count >= 5 && photos.contains { $0["latitude"] != nil })
         // The file is a seed the sandbox takes; --photos serves the same world.
         for args in [["--data", dir.appendingPathComponent("a.json").path], ["--photos", "400", "--seed", "s1", "--sets", "4", "--videos", "10"]] {
-            let served = try InteractiveProcess(sandbox, args + ["--port", "0"], environment: ProcessInfo.processInfo.environment)
-            defer { if served.process.isRunning { served.process.terminate() } }
-            _ = try #require(await served.waitForLine(timeout: 60) { $0 == "ready" }, "\(args): \(served.stderr)")
-            var values: [String: String] = [:]
-            for line in served.stdout.split(separator: "\n") where line.contains("=") {
-                let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
-                values[parts[0]] = parts[1]
+            try await SandboxWorld.withProcess(args, timeout: 60) { served in
+                let url = try #require(served.values["url"]), key = served.values["api_key"] ?? ""
+                let publicCount = photos.filter { $0["is_public"] as? Int == 1 }.count
+                let listed = try await TestHTTP.get(url + "/services/rest/?method=flickr.people.getPublicPhotos&api_key=\(key)&user_id=10000001@N01&per_page=1")
+                #expect(publicCount > 0 && listed.body.contains("total=\"\(publicCount)\""), "\(args): \(listed.body.prefix(300))")
+                let process = try #require(served.process).process
+                process.process.terminate()
+                _ = await process.wait(timeout: 60)
             }
-            let url = try #require(values["url"]), key = values["api_key"] ?? ""
-            let publicCount = photos.filter { $0["is_public"] as? Int == 1 }.count
-            let listed = try await TestHTTP.get(url + "/services/rest/?method=flickr.people.getPublicPhotos&api_key=\(key)&user_id=10000001@N01&per_page=1")
-            #expect(publicCount > 0 && listed.body.contains("total=\"\(publicCount)\""), "\(args): \(listed.body.prefix(300))")
-            served.process.terminate()
-            _ = await served.wait(timeout: 60)
         }
         // The options that go with --photos only, and --photos with --data, are refused.
         for args in [["--seed", "x"], ["--write", dir.appendingPathComponent("x.json").path], ["--photos", "5", "--data", "seed.json"],

@@ -70,15 +70,14 @@ struct PersistenceTests {
             let file = dir.appendingPathComponent("bad\(i).json")
             try Data(text.utf8).write(to: file)
             do {
-                let server = try await FlickrSandboxServer.start(SandboxConfiguration(dataFile: file.path))
-                try await server.stop()
+                try await SandboxWorld.with(SandboxConfiguration(dataFile: file.path)) { _ in }
                 Issue.record("seed \(i) was accepted")
             } catch let error as SandboxError {
                 #expect(error.message.contains(fragment), "\(error.message)")
             }
         }
         await #expect(throws: SandboxError.self) {
-            try await FlickrSandboxServer.start(SandboxConfiguration(dataFile: dir.appendingPathComponent("missing.json").path))
+            try await SandboxWorld.with(SandboxConfiguration(dataFile: dir.appendingPathComponent("missing.json").path)) { _ in }
         }
     }
 
@@ -121,7 +120,7 @@ struct PersistenceTests {
         let file = dir.appendingPathComponent("state.sqlite")
         let garbage = Data(("not a database " + String(repeating: "x", count: 200)).utf8)
         try garbage.write(to: file)
-        await #expect(throws: SandboxError.self) { try await FlickrSandboxServer.start(SandboxConfiguration(stateDirectory: dir.path)) }
+        await #expect(throws: SandboxError.self) { try await SandboxWorld.with(SandboxConfiguration(stateDirectory: dir.path)) { _ in } }
         #expect(try Data(contentsOf: file) == garbage)
     }
 }

@@ -46,71 +46,73 @@ struct CassetteCommandTests {
         try Data([0xFF, 0xD8, 0xFF, 0xE0] + (0..<20_000).map { _ in UInt8.random(in: 0...255, using: &rng) })
             .write(to: dir.appendingPathComponent("cat.jpg"))
         try write("script.lua", Self.script)
-        let sandbox = try await SandboxProcess.start(["--port", "0"], environment: world.environment)
-        let recorded: Products.Result
-        do {
-            defer { sandbox.stop() }
-            recorded = try await run(["--record", "script.cassette", "script.lua"], sandbox.environment(world.environment))
-            #expect(recorded.status == 0, "\(recorded.stderr)")
+        try await SandboxWorld.withProcess(environment: world.environment) { sandbox in
+            let running = try #require(sandbox.process)
+            let recorded: Products.Result
+            do {
+                defer { running.stop() }
+                recorded = try await run(["--record", "script.cassette", "script.lua"], sandbox.environment(world.environment))
+                #expect(recorded.status == 0, "\(recorded.stderr)")
+            }
+            let lines = recorded.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.first == "echo\thello" && lines.contains("me\tbees"), "\(recorded.stdout)")
+            #expect(lines.contains { $0.hasPrefix("error\tfalse\tapi\t1\t") }, "\(recorded.stdout)")
+            #expect(lines.contains { $0.hasPrefix("downloaded\tout/") && $0.hasSuffix("\t20004\t20004\ttrue") }, "\(recorded.stdout)")
+
+            // The cassette: versioned, one block per exchange, the upload by size and digest, no
+            // credential and no one-time value.
+            let cassette = try String(contentsOf: dir.appendingPathComponent("script.cassette"), encoding: .utf8)
+            #expect(cassette.hasPrefix("# flickr cassette v1\n"))
+            #expect(cassette.contains("\nendpoint: \(sandbox.values["url"] ?? "?")\n"))
+            #expect(cassette.components(separatedBy: "\n--- ").count - 1 == 9, "\(cassette)")
+            #expect(cassette.contains("\nrequest: upload\nhttp: POST /services/upload/\narg: tags=cat \"black cat\"\narg: title=A cat\n"
+                                      + "file: cat.jpg image/jpeg 20004 sha256:"), "\(cassette)")
+            #expect(cassette.contains("arg: note=\"two\\nlines\"\n"), "\(cassette)")
+            #expect(cassette.contains("<err code=\"1\""), "the error answer is recorded")
+            #expect(cassette.contains("\nrequest: download\nhttp: GET\narg: url=\(sandbox.values["url"] ?? "?")/"), "\(cassette)")
+            for name in ["api_key", "api_secret", "oauth_token", "oauth_token_secret"] {
+                let secret = try #require(sandbox.values[name])
+                #expect(!cassette.contains(secret), "the cassette holds \(name)")
+            }
+            for word in ["api_key", "api_sig", "oauth_nonce", "oauth_timestamp", "oauth_signature", "oauth_consumer_key",
+                         "oauth_token", "Authorization"] {
+                #expect(!cassette.contains(word), "the cassette holds \(word)")
+            }
+
+            // Replay: the sandbox is gone, no credential in the environment nor any profile (a
+            // fresh home), and the same output.
+            try FileManager.default.removeItem(at: dir.appendingPathComponent("out"))
+            let stopped = await running.process.wait(timeout: 10)
+            #expect(stopped != nil && !running.process.process.isRunning, "the sandbox still runs")
+            let offline = world.environment.merging(["HOME": dir.path + "/elsewhere", "XDG_CONFIG_HOME": dir.path + "/elsewhere/config",
+                                                     "FLICKR_PROFILE": "nobody"]) { $1 }
+            let replayed = try await run(["--replay", "script.cassette", "script.lua"], offline)
+            #expect(replayed.status == 0, "\(replayed.stderr)")
+            #expect(replayed.stdout == recorded.stdout)
+            #expect(replayed.stderr.isEmpty, "\(replayed.stderr)")
+
+            // A request the cassette does not have: an error naming it and the nearest one.
+            try write("changed.lua", Self.script.replacingOccurrences(of: "per_page = 3", with: "per_page = 5"))
+            let changed = try await run(["--replay", "script.cassette", "changed.lua"], offline)
+            #expect(changed.status == 1)
+            #expect(changed.stderr.contains("has no request flickr.photos.search {extras=tags, per_page=5, user_id=me}; "
+                                            + "the nearest recorded is #3 flickr.photos.search {extras=tags, per_page=3, user_id=me} "
+                                            + "(per_page is \"5\" here, \"3\" recorded)"), "\(changed.stderr)")
+            #expect(changed.stdout == "echo\thello\nme\tbees\n")
+
+            // Another file uploaded: matched by its digest, so not found; the recorded one is named.
+            try Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3]).write(to: dir.appendingPathComponent("cat.jpg"))
+            let otherFile = try await run(["--replay", "script.cassette", "script.lua"], offline)
+            #expect(otherFile.status == 1)
+            #expect(otherFile.stderr.contains("has no request upload {tags=cat \"black cat\", title=A cat, photo=<cat.jpg, 7 bytes")
+                    && otherFile.stderr.contains("here, cat.jpg (20004 bytes"), "\(otherFile.stderr)")
+
+            // A miss the script catches still fails the run, and says so.
+            try write("caught.lua", "print(pcall(flickr.photos.getRecent, {}))\n")
+            let caught = try await run(["--replay", "script.cassette", "caught.lua"], offline)
+            #expect(caught.status == 1 && caught.stdout.hasPrefix("false"))
+            #expect(caught.stderr.contains("flickr: replay: script.cassette has no request flickr.photos.getRecent {}"), "\(caught.stderr)")
         }
-        let lines = recorded.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.first == "echo\thello" && lines.contains("me\tbees"), "\(recorded.stdout)")
-        #expect(lines.contains { $0.hasPrefix("error\tfalse\tapi\t1\t") }, "\(recorded.stdout)")
-        #expect(lines.contains { $0.hasPrefix("downloaded\tout/") && $0.hasSuffix("\t20004\t20004\ttrue") }, "\(recorded.stdout)")
-
-        // The cassette: versioned, one block per exchange, the upload by size and digest, no
-        // credential and no one-time value.
-        let cassette = try String(contentsOf: dir.appendingPathComponent("script.cassette"), encoding: .utf8)
-        #expect(cassette.hasPrefix("# flickr cassette v1\n"))
-        #expect(cassette.contains("\nendpoint: \(sandbox.values["url"] ?? "?")\n"))
-        #expect(cassette.components(separatedBy: "\n--- ").count - 1 == 9, "\(cassette)")
-        #expect(cassette.contains("\nrequest: upload\nhttp: POST /services/upload/\narg: tags=cat \"black cat\"\narg: title=A cat\n"
-                                  + "file: cat.jpg image/jpeg 20004 sha256:"), "\(cassette)")
-        #expect(cassette.contains("arg: note=\"two\\nlines\"\n"), "\(cassette)")
-        #expect(cassette.contains("<err code=\"1\""), "the error answer is recorded")
-        #expect(cassette.contains("\nrequest: download\nhttp: GET\narg: url=\(sandbox.values["url"] ?? "?")/"), "\(cassette)")
-        for name in ["api_key", "api_secret", "oauth_token", "oauth_token_secret"] {
-            let secret = try #require(sandbox.values[name])
-            #expect(!cassette.contains(secret), "the cassette holds \(name)")
-        }
-        for word in ["api_key", "api_sig", "oauth_nonce", "oauth_timestamp", "oauth_signature", "oauth_consumer_key",
-                     "oauth_token", "Authorization"] {
-            #expect(!cassette.contains(word), "the cassette holds \(word)")
-        }
-
-        // Replay: the sandbox is gone, no credential in the environment nor any profile (a
-        // fresh home), and the same output.
-        try FileManager.default.removeItem(at: dir.appendingPathComponent("out"))
-        let stopped = await sandbox.process.wait(timeout: 10)
-        #expect(stopped != nil && !sandbox.process.process.isRunning, "the sandbox still runs")
-        let offline = world.environment.merging(["HOME": dir.path + "/elsewhere", "XDG_CONFIG_HOME": dir.path + "/elsewhere/config",
-                                                 "FLICKR_PROFILE": "nobody"]) { $1 }
-        let replayed = try await run(["--replay", "script.cassette", "script.lua"], offline)
-        #expect(replayed.status == 0, "\(replayed.stderr)")
-        #expect(replayed.stdout == recorded.stdout)
-        #expect(replayed.stderr.isEmpty, "\(replayed.stderr)")
-
-        // A request the cassette does not have: an error naming it and the nearest one.
-        try write("changed.lua", Self.script.replacingOccurrences(of: "per_page = 3", with: "per_page = 5"))
-        let changed = try await run(["--replay", "script.cassette", "changed.lua"], offline)
-        #expect(changed.status == 1)
-        #expect(changed.stderr.contains("has no request flickr.photos.search {extras=tags, per_page=5, user_id=me}; "
-                                        + "the nearest recorded is #3 flickr.photos.search {extras=tags, per_page=3, user_id=me} "
-                                        + "(per_page is \"5\" here, \"3\" recorded)"), "\(changed.stderr)")
-        #expect(changed.stdout == "echo\thello\nme\tbees\n")
-
-        // Another file uploaded: matched by its digest, so not found; the recorded one is named.
-        try Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3]).write(to: dir.appendingPathComponent("cat.jpg"))
-        let otherFile = try await run(["--replay", "script.cassette", "script.lua"], offline)
-        #expect(otherFile.status == 1)
-        #expect(otherFile.stderr.contains("has no request upload {tags=cat \"black cat\", title=A cat, photo=<cat.jpg, 7 bytes")
-                && otherFile.stderr.contains("here, cat.jpg (20004 bytes"), "\(otherFile.stderr)")
-
-        // A miss the script catches still fails the run, and says so.
-        try write("caught.lua", "print(pcall(flickr.photos.getRecent, {}))\n")
-        let caught = try await run(["--replay", "script.cassette", "caught.lua"], offline)
-        #expect(caught.status == 1 && caught.stdout.hasPrefix("false"))
-        #expect(caught.stderr.contains("flickr: replay: script.cassette has no request flickr.photos.getRecent {}"), "\(caught.stderr)")
     }
 
     @Test func optionsThatDoNotGoTogether() async throws {

@@ -59,10 +59,11 @@ struct CommandErrorTests {
         #expect(r.status == 1 && r.stderr.contains("cannot connect to 127.0.0.1:9: connection refused"), "\(r.stderr)")
         #expect(!r.stderr.contains("errno"))
         // https to a server that speaks plain HTTP: the TLS handshake fails, and says where.
-        let server = try await FlickrSandboxServer.start(SandboxConfiguration())
-        let port = try #require(URL(string: server.url)?.port)
-        r = try await run(["--endpoint", "https://127.0.0.1:\(port)", "call", "flickr.test.echo"], env: Self.offline)
-        try? await server.stop()
+        let port = try await SandboxWorld.with { sandbox in
+            let listening = try #require(URL(string: sandbox.url)?.port)
+            r = try await run(["--endpoint", "https://127.0.0.1:\(listening)", "call", "flickr.test.echo"], env: Self.offline)
+            return listening
+        }
         #expect(r.status == 1 && r.stderr.contains("the TLS handshake with 127.0.0.1:\(port) failed"), "\(r.stderr)")
         // (Name resolution failures are mapped in FlickrAPITests: resolving a name would leave loopback.)
     }

@@ -4,7 +4,7 @@ import FlickrTestSupport
 
 /// `scripts/install` into a temporary prefix, then the installed `flickr` and `flickr-sandbox`
 /// used as a person would — from another directory, with the checkout out of reach — and
-/// `--uninstall` leaving nothing behind (issue 8).
+/// `--uninstall` leaving nothing behind.
 ///
 /// The checkout is hidden by running every installed program in a private mount namespace with
 /// an empty tmpfs mounted over the checkout (`unshare -m`, as root). Where namespaces are not

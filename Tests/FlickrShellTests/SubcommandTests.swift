@@ -76,21 +76,21 @@ struct SubcommandTests {
         return String(buffer: try await response.body.collect(upTo: 1 << 20))
     }
 
-    func loginEnvironment(_ server: FlickrSandboxServer) -> [String: String] {
-        baseEnv.merging(["FLICKR_API_KEY": server.credentials.apiKey, "FLICKR_API_SECRET": server.credentials.apiSecret]) { $1 }
+    func loginEnvironment(_ sandbox: SandboxWorld) -> [String: String] {
+        baseEnv.merging(["FLICKR_API_KEY": sandbox.credentials.apiKey, "FLICKR_API_SECRET": sandbox.credentials.apiSecret]) { $1 }
     }
 
-    func checkProfileAndWhoAmI(_ server: FlickrSandboxServer, perms: String) async throws {
+    func checkProfileAndWhoAmI(_ sandbox: SandboxWorld, perms: String) async throws {
         let profile = dir.appendingPathComponent("config/flickr/profiles/default.json")
         let attributes = try FileManager.default.attributesOfItem(atPath: profile.path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         let saved = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: profile)) as? [String: String])
-        #expect(saved["user_nsid"] == server.credentials.userNSID && saved["perms"] == perms)
-        #expect(saved["endpoint"] == server.url)
+        #expect(saved["user_nsid"] == sandbox.credentials.userNSID && saved["perms"] == perms)
+        #expect(saved["endpoint"] == sandbox.url)
         // whoami with nothing but the profile (no FLICKR_* variables, no --endpoint).
         let who = try await run(["whoami"])
         #expect(who.status == 0, "\(who.stderr)")
-        #expect(who.stdout.hasPrefix("\(server.credentials.username) (\(server.credentials.userNSID))"))
+        #expect(who.stdout.hasPrefix("\(sandbox.credentials.username) (\(sandbox.credentials.userNSID))"))
         #expect(who.stdout.contains("perms: \(perms)"))
         let out = try await run(["logout"])
         #expect(out.status == 0 && out.stdout.contains("Logged out"))
@@ -99,35 +99,35 @@ struct SubcommandTests {
     }
 
     @Test func loginOutOfBand() async throws {
-        let server = try await FlickrSandboxServer.start(SandboxConfiguration())
-        defer { Task { try? await server.stop() } }
-        let login = try InteractiveProcess(flickr, ["--endpoint", server.url, "login", "--perms", "write"],
-                                           environment: loginEnvironment(server))
-        let url = try #require(await login.waitForLine(timeout: 120) { $0.hasPrefix("http") }, "no authorize URL: \(login.stdout) \(login.stderr)")
-        #expect(url.contains("perms=write"))
-        let page = try await Self.browse(url)
-        let verifier = try #require(page.range(of: "<span id=\"oauth_verifier\">").flatMap { r in
-            page[r.upperBound...].split(separator: "<").first.map(String.init)
-        })
-        login.write(verifier + "\n")
-        let status = await login.wait(timeout: 120)
-        #expect(status == 0, "\(login.stdout) \(login.stderr)")
-        #expect(login.stdout.contains("Logged in as \(server.credentials.username)"))
-        try await checkProfileAndWhoAmI(server, perms: "write")
+        try await SandboxWorld.with { sandbox in
+            let login = try InteractiveProcess(flickr, ["--endpoint", sandbox.url, "login", "--perms", "write"],
+                                               environment: loginEnvironment(sandbox))
+            let url = try #require(await login.waitForLine(timeout: 120) { $0.hasPrefix("http") }, "no authorize URL: \(login.stdout) \(login.stderr)")
+            #expect(url.contains("perms=write"))
+            let page = try await Self.browse(url)
+            let verifier = try #require(page.range(of: "<span id=\"oauth_verifier\">").flatMap { r in
+                page[r.upperBound...].split(separator: "<").first.map(String.init)
+            })
+            login.write(verifier + "\n")
+            let status = await login.wait(timeout: 120)
+            #expect(status == 0, "\(login.stdout) \(login.stderr)")
+            #expect(login.stdout.contains("Logged in as \(sandbox.credentials.username)"))
+            try await checkProfileAndWhoAmI(sandbox, perms: "write")
+        }
     }
 
     @Test func loginWithLoopbackCallback() async throws {
-        let server = try await FlickrSandboxServer.start(SandboxConfiguration())
-        defer { Task { try? await server.stop() } }
-        let login = try InteractiveProcess(flickr, ["--endpoint", server.url, "login", "--perms", "read", "--callback", "loopback"],
-                                           environment: loginEnvironment(server))
-        let url = try #require(await login.waitForLine(timeout: 120) { $0.hasPrefix("http") }, "no authorize URL: \(login.stderr)")
-        #expect(url.contains("perms=read"))
-        let landing = try await Self.browse(url)  // the sandbox approves and redirects to 127.0.0.1
-        #expect(landing.contains("Authorised"))
-        let status = await login.wait(timeout: 120)
-        #expect(status == 0, "\(login.stdout) \(login.stderr)")
-        try await checkProfileAndWhoAmI(server, perms: "read")
+        try await SandboxWorld.with { sandbox in
+            let login = try InteractiveProcess(flickr, ["--endpoint", sandbox.url, "login", "--perms", "read", "--callback", "loopback"],
+                                               environment: loginEnvironment(sandbox))
+            let url = try #require(await login.waitForLine(timeout: 120) { $0.hasPrefix("http") }, "no authorize URL: \(login.stderr)")
+            #expect(url.contains("perms=read"))
+            let landing = try await Self.browse(url)  // the sandbox approves and redirects to 127.0.0.1
+            #expect(landing.contains("Authorised"))
+            let status = await login.wait(timeout: 120)
+            #expect(status == 0, "\(login.stdout) \(login.stderr)")
+            try await checkProfileAndWhoAmI(sandbox, perms: "read")
+        }
     }
 
     @Test func loginWithoutAppKeyExplainsWhatToDo() async throws {
@@ -136,14 +136,14 @@ struct SubcommandTests {
     }
 
     @Test func wrongVerifierFails() async throws {
-        let server = try await FlickrSandboxServer.start(SandboxConfiguration())
-        defer { Task { try? await server.stop() } }
-        let login = try InteractiveProcess(flickr, ["--endpoint", server.url, "login"], environment: loginEnvironment(server))
-        _ = await login.waitForLine(timeout: 120) { $0.hasPrefix("http") }
-        login.write("000-000-000\n")
-        let status = await login.wait(timeout: 120)
-        #expect(status == 1)
-        #expect(login.stderr.contains("verifier_invalid") || login.stderr.contains("verifier invalid"))
-        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("config/flickr/profiles/default.json").path))
+        try await SandboxWorld.with { sandbox in
+            let login = try InteractiveProcess(flickr, ["--endpoint", sandbox.url, "login"], environment: loginEnvironment(sandbox))
+            _ = await login.waitForLine(timeout: 120) { $0.hasPrefix("http") }
+            login.write("000-000-000\n")
+            let status = await login.wait(timeout: 120)
+            #expect(status == 1)
+            #expect(login.stderr.contains("verifier_invalid") || login.stderr.contains("verifier invalid"))
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("config/flickr/profiles/default.json").path))
+        }
     }
 }

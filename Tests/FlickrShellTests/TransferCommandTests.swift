@@ -13,10 +13,12 @@ struct TransferCommandTests {
         world = try CommandWorld("transfer")
     }
 
-    /// A started flickr-sandbox and the environment that points `flickr` at it.
-    func startSandbox(latency: Int = 0) async throws -> (InteractiveProcess, [String: String]) {
-        let sandbox = try await SandboxProcess.start(["--port", "0", "--latency", String(latency)], environment: world.environment)
-        return (sandbox.process, sandbox.environment(world.environment))
+    /// Runs `body` with the environment that points `flickr` at a flickr-sandbox process
+    /// (``SandboxWorld``), stopped however `body` ends.
+    func withSandbox(latency: Int = 0, _ body: ([String: String]) async throws -> Void) async throws {
+        try await SandboxWorld.withProcess(["--latency", String(latency)], environment: world.environment) { sandbox in
+            try await body(sandbox.environment(world.environment))
+        }
     }
 
     func run(_ args: [String], _ env: [String: String]) async throws -> Products.Result {
@@ -37,76 +39,76 @@ struct TransferCommandTests {
     }
 
     @Test func uploadThenDownloadByIdSetAndSearch() async throws {
-        let (sandbox, env) = try await startSandbox()
-        defer { sandbox.process.terminate() }
-        let first = Self.jpeg(90_000), second = Self.jpeg(40_000), third = Self.jpeg(30_000)
-        try write("pics/Beach Day.jpg", first)
-        try write("pics/deeper/IMG_0002", second)  // no extension: recognised by its bytes
-        try write("pics/.cache/hidden.jpg", Self.jpeg(10))
-        try write("pics/readme.md", Array("not a photo".utf8))
-        try write("solo.jpg", third)
+        try await withSandbox { env in
+            let first = Self.jpeg(90_000), second = Self.jpeg(40_000), third = Self.jpeg(30_000)
+            try write("pics/Beach Day.jpg", first)
+            try write("pics/deeper/IMG_0002", second)  // no extension: recognised by its bytes
+            try write("pics/.cache/hidden.jpg", Self.jpeg(10))
+            try write("pics/readme.md", Array("not a photo".utf8))
+            try write("solo.jpg", third)
 
-        let up = try await run(["upload", "pics", "--title-from-filename", "--tags", "sea \"summer day\"", "--set", "Trip", "--private"], env)
-        #expect(up.status == 0, "\(up.stderr)")
-        #expect(up.stderr.contains("skipping pics/readme.md: not a photo or video") && !up.stderr.contains("hidden"), "\(up.stderr)")
-        #expect(up.stderr.contains("uploaded 2 of 2") && up.stderr.contains("the new set \"Trip\""), "\(up.stderr)")
-        let ids = up.stdout.split(separator: "\n").map { $0.split(separator: "\t") }
-        #expect(ids.count == 2 && ids.map { String($0[1]) } == ["pics/Beach Day.jpg", "pics/deeper/IMG_0002"])
-        let beach = String(ids[0][0])
-        let info = try await run(["call", "flickr.photos.getInfo", "photo_id=" + beach, "--json"], env)
-        let photo = (try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any])?["photo"] as? [String: Any]
-        #expect((photo?["title"] as? [String: Any])?["_text"] as? String == "Beach Day")
-        #expect((photo?["visibility"] as? [String: Any])?["ispublic"] as? String == "0")
-        let raws = (((photo?["tags"] as? [String: Any])?["tag"] as? [[String: Any]]) ?? []).compactMap { $0["raw"] as? String }
-        #expect(Set(raws) == ["sea", "summer day"])
+            let up = try await run(["upload", "pics", "--title-from-filename", "--tags", "sea \"summer day\"", "--set", "Trip", "--private"], env)
+            #expect(up.status == 0, "\(up.stderr)")
+            #expect(up.stderr.contains("skipping pics/readme.md: not a photo or video") && !up.stderr.contains("hidden"), "\(up.stderr)")
+            #expect(up.stderr.contains("uploaded 2 of 2") && up.stderr.contains("the new set \"Trip\""), "\(up.stderr)")
+            let ids = up.stdout.split(separator: "\n").map { $0.split(separator: "\t") }
+            #expect(ids.count == 2 && ids.map { String($0[1]) } == ["pics/Beach Day.jpg", "pics/deeper/IMG_0002"])
+            let beach = String(ids[0][0])
+            let info = try await run(["call", "flickr.photos.getInfo", "photo_id=" + beach, "--json"], env)
+            let photo = (try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any])?["photo"] as? [String: Any]
+            #expect((photo?["title"] as? [String: Any])?["_text"] as? String == "Beach Day")
+            #expect((photo?["visibility"] as? [String: Any])?["ispublic"] as? String == "0")
+            let raws = (((photo?["tags"] as? [String: Any])?["tag"] as? [[String: Any]]) ?? []).compactMap { $0["raw"] as? String }
+            #expect(Set(raws) == ["sea", "summer day"])
 
-        // A second upload into the same set name joins the existing set.
-        let more = try await run(["upload", "solo.jpg", "--set", "Trip"], env)
-        #expect(more.status == 0 && more.stderr.contains("added to set \"Trip\""), "\(more.stderr)")
-        let soloID = String(more.stdout.split(separator: "\t").first ?? "")
+            // A second upload into the same set name joins the existing set.
+            let more = try await run(["upload", "solo.jpg", "--set", "Trip"], env)
+            #expect(more.status == 0 && more.stderr.contains("added to set \"Trip\""), "\(more.stderr)")
+            let soloID = String(more.stdout.split(separator: "\t").first ?? "")
 
-        // Download by id, then the set, then a search; what is there is skipped.
-        let byID = try await run(["download", soloID, "--dir", "got"], env)
-        #expect(byID.status == 0, "\(byID.stderr)")
-        #expect(try Data(contentsOf: dir.appendingPathComponent("got/\(soloID)_o.jpg")) == Data(third))
-        let set = try await run(["download", "--set", try setID(env, title: "Trip"), "--dir", "got"], env)
-        #expect(set.status == 0 && set.stderr.contains("downloaded 2") && set.stderr.contains("1 already there"), "\(set.stderr)")
-        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/got").sorted()
-        #expect(files.count == 3 && files.allSatisfy { !$0.hasSuffix(".part") }, "\(files)")
-        let contents = try files.map { try Data(contentsOf: dir.appendingPathComponent("got/" + $0)) }
-        #expect(Set(contents) == [Data(first), Data(second), Data(third)])
-        let search = try await run(["download", "--search", "user_id=me", "tags=summer day", "--size", "q", "--dir", "small"], env)
-        #expect(search.status == 0 && search.stderr.contains("downloaded 2"), "\(search.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path + "/small").allSatisfy { $0.hasSuffix("_q.jpg") })
+            // Download by id, then the set, then a search; what is there is skipped.
+            let byID = try await run(["download", soloID, "--dir", "got"], env)
+            #expect(byID.status == 0, "\(byID.stderr)")
+            #expect(try Data(contentsOf: dir.appendingPathComponent("got/\(soloID)_o.jpg")) == Data(third))
+            let set = try await run(["download", "--set", try setID(env, title: "Trip"), "--dir", "got"], env)
+            #expect(set.status == 0 && set.stderr.contains("downloaded 2") && set.stderr.contains("1 already there"), "\(set.stderr)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/got").sorted()
+            #expect(files.count == 3 && files.allSatisfy { !$0.hasSuffix(".part") }, "\(files)")
+            let contents = try files.map { try Data(contentsOf: dir.appendingPathComponent("got/" + $0)) }
+            #expect(Set(contents) == [Data(first), Data(second), Data(third)])
+            let search = try await run(["download", "--search", "user_id=me", "tags=summer day", "--size", "q", "--dir", "small"], env)
+            #expect(search.status == 0 && search.stderr.contains("downloaded 2"), "\(search.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path + "/small").allSatisfy { $0.hasSuffix("_q.jpg") })
+        }
     }
 
     @Test("Off a terminal, upload writes each ID<TAB>PATH line as its file completes; SIGINT stops after the file in flight, the set gets what went up, exit 130")
     func uploadInterruptedOffATerminal() async throws {
-        let (sandbox, env) = try await startSandbox(latency: 1000)  // each request waits 1 s: files stay in flight a while
-        defer { sandbox.process.terminate() }
-        // Forty files, each at least a second: the stop must come well before the last, also
-        // when the machine is slow to deliver the signal or this test to see the lines (with
-        // twelve, a fresh-clone CI rehearsal on a slow day saw all twelve go up first).
-        let count = 40
-        for i in 0..<count { try write("batch/img\(i).jpg", Self.jpeg(3_000 + i)) }
-        let batch = dir.appendingPathComponent("batch").path
-        let upload = try InteractiveProcess(world.flickr, ["upload", batch, "--set", "Halfway"], environment: env)
-        // Two lines on the pipe before the batch ends: they were written (and flushed) as their files completed.
-        let second = await upload.waitForLine(timeout: 60) { _ in upload.stdout.split(separator: "\n").count >= 2 }
-        #expect(second != nil, "no two lines while uploading: \(upload.stdout) \(upload.stderr)")
-        kill(upload.process.processIdentifier, SIGINT)
-        #expect(await upload.wait(timeout: 60) == 130, "\(upload.stderr)")
-        let lines = upload.stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
-        let summary = try #require(upload.stderr.firstMatch(of: /uploaded (\d+) of (\d+), interrupted: (\d+) not uploaded, added to the new set "Halfway"/),
-                                   "\(upload.stderr)")
-        let seen = "stdout: \(upload.stdout)\nstderr: \(upload.stderr)"
-        #expect(lines.count >= 2 && lines.count < count, "\(seen)")
-        #expect(Int(summary.1) == lines.count && Int(summary.2) == count && Int(summary.3)! + lines.count == count, "\(seen)")
-        #expect(lines.allSatisfy { $0.count == 2 && $0[1].hasPrefix(batch + "/img") }, "\(upload.stdout)")
-        let members = try await run(["call", "flickr.photosets.getPhotos", "photoset_id=" + (try setID(env, title: "Halfway")), "--json"], env)
-        let photos = (((try JSONSerialization.jsonObject(with: Data(members.stdout.utf8)) as? [String: Any])?["photoset"] as? [String: Any])?["photo"]
-            as? [[String: Any]]) ?? []
-        #expect(Set(photos.compactMap { $0["id"] as? String }) == Set(lines.map { $0[0] }), "\(members.stdout)")
+        try await withSandbox(latency: 1000) { env in  // each request waits 1 s: files stay in flight a while
+            // Forty files, each at least a second: the stop must come well before the last, also
+            // when the machine is slow to deliver the signal or this test to see the lines (with
+            // twelve, a fresh-clone CI rehearsal on a slow day saw all twelve go up first).
+            let count = 40
+            for i in 0..<count { try write("batch/img\(i).jpg", Self.jpeg(3_000 + i)) }
+            let batch = dir.appendingPathComponent("batch").path
+            let upload = try InteractiveProcess(world.flickr, ["upload", batch, "--set", "Halfway"], environment: env)
+            // Two lines on the pipe before the batch ends: they were written (and flushed) as their files completed.
+            let second = await upload.waitForLine(timeout: 60) { _ in upload.stdout.split(separator: "\n").count >= 2 }
+            #expect(second != nil, "no two lines while uploading: \(upload.stdout) \(upload.stderr)")
+            kill(upload.process.processIdentifier, SIGINT)
+            #expect(await upload.wait(timeout: 60) == 130, "\(upload.stderr)")
+            let lines = upload.stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+            let summary = try #require(upload.stderr.firstMatch(of: /uploaded (\d+) of (\d+), interrupted: (\d+) not uploaded, added to the new set "Halfway"/),
+                                       "\(upload.stderr)")
+            let seen = "stdout: \(upload.stdout)\nstderr: \(upload.stderr)"
+            #expect(lines.count >= 2 && lines.count < count, "\(seen)")
+            #expect(Int(summary.1) == lines.count && Int(summary.2) == count && Int(summary.3)! + lines.count == count, "\(seen)")
+            #expect(lines.allSatisfy { $0.count == 2 && $0[1].hasPrefix(batch + "/img") }, "\(upload.stdout)")
+            let members = try await run(["call", "flickr.photosets.getPhotos", "photoset_id=" + (try setID(env, title: "Halfway")), "--json"], env)
+            let photos = (((try JSONSerialization.jsonObject(with: Data(members.stdout.utf8)) as? [String: Any])?["photoset"] as? [String: Any])?["photo"]
+                as? [[String: Any]]) ?? []
+            #expect(Set(photos.compactMap { $0["id"] as? String }) == Set(lines.map { $0[0] }), "\(members.stdout)")
+        }
     }
 
     func setID(_ env: [String: String], title: String) async throws -> String {

@@ -31,8 +31,8 @@ public struct SeedSet: Sendable {
 
 /// A generated library: the sandbox's one generator (``GeneratedWorld``, `flickr-sandbox
 /// --photos`) with `count` photos of alice's and its seven sets, one of them larger than a page
-/// of 500; served by an in-process sandbox with an access log. `photos` and `sets` are the truth
-/// the tests check against.
+/// of 500; served by an in-process sandbox (``SandboxWorld``) with an access log. `photos` and
+/// `sets` are the truth the tests check against.
 public struct LibraryWorld {
     /// The generator's vocabulary and title words: what queries over the world look for.
     public static let vocabulary = GeneratedWorld.vocabulary
@@ -98,25 +98,13 @@ public struct LibraryWorld {
         defer { try? FileManager.default.removeItem(at: world.directory) }
         let file = try writeSeed(in: world.directory)
         let log = world.directory.appendingPathComponent("access.jsonl")
-        var configuration = SandboxConfiguration(dataFile: file.path)
-        configuration.logFile = log.path
+        var configuration = SandboxConfiguration()
         configuration.latencyMilliseconds = latency
-        let server = try await FlickrSandboxServer.start(configuration)
-        do {
-            let alice = Self.client(server.credentials, url: server.url)
+        return try await SandboxWorld.with(configuration, seed: .file(file), accessLog: log) { sandbox in
+            let alice = Self.client(sandbox.credentials, url: sandbox.url)
             var env = world.environment
             env["XDG_DATA_HOME"] = world.directory.path + "/data"
-            env["FLICKR_ENDPOINT"] = server.url
-            env["FLICKR_API_KEY"] = server.credentials.apiKey
-            env["FLICKR_API_SECRET"] = server.credentials.apiSecret
-            env["FLICKR_OAUTH_TOKEN"] = server.credentials.oauthToken
-            env["FLICKR_OAUTH_TOKEN_SECRET"] = server.credentials.oauthTokenSecret
-            let result = try await body(server, alice, env, log)
-            try await server.stop()
-            return result
-        } catch {
-            try? await server.stop()
-            throw error
+            return try await body(try sandbox.inProcessServer(), alice, sandbox.environment(env), log)
         }
     }
 

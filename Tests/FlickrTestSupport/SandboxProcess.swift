@@ -1,15 +1,17 @@
 import Foundation
 
 /// A `flickr-sandbox` process (the real binary) on loopback, and the environment that points
-/// `flickr` at it: what its `ready` banner printed (`url=`, `api_key=`, …).
+/// `flickr` at it: what its `ready` banner printed (`url=`, `api_key=`, …). Started only through
+/// ``SandboxWorld`` (``SandboxWorld/withProcess(_:seed:accessLog:environment:timeout:_:)``, or
+/// ``SandboxWorld/startProcess(_:environment:timeout:)``), the one way tests start a sandbox.
 public struct SandboxProcess: Sendable {
     public let process: InteractiveProcess
     /// The banner's `key=value` lines.
     public let values: [String: String]
 
     /// Starts `flickr-sandbox ARGUMENTS` (add `--port 0` for a free port) and waits for `ready`.
-    public static func start(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
-                             timeout: Double = 120) async throws -> SandboxProcess {
+    static func start(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+                      timeout: Double = 120) async throws -> SandboxProcess {
         let sandbox = try InteractiveProcess(try Products.executable("flickr-sandbox"), arguments, environment: environment)
         guard await sandbox.waitForLine(timeout: timeout, { $0 == "ready" }) != nil else {
             if sandbox.process.isRunning { sandbox.process.terminate() }

@@ -1,4 +1,4 @@
--- flickr.edit (issue 27) and flickr.jobs with edit jobs, against the in-process sandbox.
+-- flickr.edit and flickr.jobs with edit jobs, against the in-process sandbox.
 local check = require "check"
 local eq, ok = check.eq, check.ok
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Edit jobs at scale (issue 27), a benchmark rather than a timed test. Against a release
+"""Edit jobs at scale, a benchmark rather than a timed test. Against a release
 flickr-sandbox (`--latency 0`, `--log FILE`, which counts the calls) seeded with P photos of one
 user (bench_library.py's seed: privacy by i % 10, licences 0-6, every 43rd a video, a few sets):
 - the first `flickr sync`: calls and wall time (for information), then an incremental
@@ -10,7 +10,7 @@ user (bench_library.py's seed: privacy by i % 10, licences 0-6, every 43rd a vid
 - `flickr edit apply JOB --yes`: calls (goal = the writes the plan lists, one per changed group
   per photo, + ⌈changed/500⌉ + 10), wall time, calls per second, and flickr's peak RSS (the
   child's own ru_maxrss from wait4, as /usr/bin/time -v reports it);
-- `flickr edit undo --yes`: calls and wall time. Issue 27 sets no goal for an undo; the line
+- `flickr edit undo --yes`: calls and wall time. There is no goal for an undo; the line
   holds it to apply's rule plus the one getInfo per photo its plan reads (documented: the undo
   looks at each photo it would put back).
 Each line names the calls by method beyond the writes. `flickr` runs with XDG_DATA_HOME (and
@@ -175,7 +175,7 @@ def main():
             rows.append(("edit undo: %d writes sent, other calls: %s (getInfo: %d by its plan, %d by its run)%s"
                          % (sent, named(others, calls), reads[0], reads[1], failed(calls)),
                          "%d calls, %.1f s, %.0f calls/s, peak RSS %.1f MiB" % (len(calls), wall, len(calls) / wall, rss / 1024),
-                         "goal (not in issue 27: apply's + one getInfo per photo) = %d + %d + %d + 10 = %d"
+                         "goal (apply's + one getInfo per photo) = %d + %d + %d + 10 = %d"
                          % (writes, changed, math.ceil(changed / 500), bound), len(calls) <= bound and sent == writes))
         finally:
             s.stop()

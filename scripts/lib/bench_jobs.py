@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Retag jobs at scale (issue 11), a benchmark rather than a timed test: a rename over N photos
+"""Retag jobs at scale, a benchmark rather than a timed test: a rename over N photos
 among P, plan and apply, against a release flickr-sandbox on loopback (no budget: unpaced).
 Reports the calls against the goal ⌈P/500⌉ + 2N + a small constant, wall times, the journal's
 cost per photo (apply time per photo minus the cost of one bare write), and the plan's peak RSS

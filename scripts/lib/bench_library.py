@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The library on disk at 100,000 photos (issue 26, part 2), a benchmark rather than a timed test.
+"""The library on disk at 100,000 photos, a benchmark rather than a timed test.
 Against a release flickr-sandbox seeded with 100,000 photos of one user (the generated world of
 flickr-sandbox --photos: tags, untagged photos, descriptions, geo on some, privacy, licences, videos
 and sets), its access log counting the calls:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The `flickr` module in Debian's lua5.4 (issue 28), a benchmark rather than a timed test: the
+"""The `flickr` module in Debian's lua5.4, a benchmark rather than a timed test: the
 release libflickr-lua.so (what scripts/install puts in lib/lua/5.4/flickr.so) loaded by
 /usr/bin/lua5.4 through LUA_CPATH, making 10,000 signed calls (flickr.test.echo) against a
 release flickr-sandbox with the FLICKR_* variables of its banner; lua/tests/module_calls.lua

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The sandbox at Flickr's scale (issue 10), a benchmark rather than a timed test:
+"""The sandbox at Flickr's scale, a benchmark rather than a timed test:
 a 100,000-photo --data seed (flickr-sandbox --photos's world; load time, goal < 5 s), a 500-per-page search over it (goal
 < 50 ms), and what --state's durable commit costs per write (setTags, with and without
 --state). Usage: bench_sandbox.py --bin DIR [--photos N]"""

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What one durable write costs as the library grows (issue 24): the median time of a
+"""What one durable write costs as the library grows: the median time of a
 flickr.photos.setTags with --state against a world of 1,000 photos and one of 100,000, and their
 ratio against the goal ≤ 2× — --state writes what a call changed, so a write's cost must not grow
 with the library. The worlds are flickr-sandbox --photos's, with what grows with a library: a

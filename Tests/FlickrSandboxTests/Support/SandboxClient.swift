@@ -116,18 +116,10 @@ struct TestFailure: Error, CustomStringConvertible {
     init(_ message: String) { description = message }
 }
 
-/// Runs one test body against a fresh in-process sandbox, stopping it afterwards.
+/// Runs one test body against a fresh in-process sandbox (``SandboxWorld``), stopping it afterwards.
 func withSandbox<T>(_ configuration: SandboxConfiguration = SandboxConfiguration(),
                     _ body: (FlickrSandboxServer) async throws -> T) async throws -> T {
-    let server = try await FlickrSandboxServer.start(configuration)
-    do {
-        let result = try await body(server)
-        try await server.stop()
-        return result
-    } catch {
-        try? await server.stop()
-        throw error
-    }
+    try await SandboxWorld.with(configuration) { try await body(try $0.inProcessServer()) }
 }
 
 /// Small XML helpers for assertions.
