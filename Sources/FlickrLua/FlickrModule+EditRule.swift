@@ -126,20 +126,8 @@ extension FlickrLuaSession {
     package func editRule(file: String, changes: EditSpec, license: String?, addSets: [String], removeSets: [String], createSet: Bool,
                           licenses: [(id: Int, name: String)]?, sets: [(id: String, title: String, size: Int)]?) async throws -> EditRule {
         let function = "--lua \(file)"
-        let (rule, poster) = try await runtime.perform { state -> (LuaRef, LuaJobPoster) in
-            let top = state.top
-            defer { state.setTop(top) }
-            do {
-                try state.loadFile(file)
-                try state.pcall(arguments: 0, results: 1)
-            } catch let e as LuaError {
-                throw JobError("\(function): \(e.message)")
-            }
-            guard state.type(at: -1) == .function else {
-                throw JobError("\(function): the file returns a \(state.typeName(at: -1)); it must return function(photo) … end")
-            }
-            return (LuaRef(popping: state), state.jobPoster)
-        }
+        let rule = try await loadRule(file: file, form: "function(photo) … end")
+        let poster = try await runtime.perform { $0.jobPoster }
         var base = ChangeRequest(source: .lua)
         (base.spec, base.license, base.addSets, base.removeSets, base.createSet) = (changes, license, addSets, removeSets, createSet)
         let lists = FlickrModule.EditLists(client: client, licenses: licenses, sets: sets)

@@ -104,7 +104,7 @@ enum RetagCommand {
         let result: RetagPlanner.Result
         do {
             var custom: (@Sendable (PhotoTags, [String]) async throws -> [String])?
-            if let file = p.luaFile { custom = try await luaRule(file, runtime: opened.session.runtime) }
+            if let file = p.luaFile { custom = try await opened.session.retagRule(file: file) }
             var planner = RetagPlanner(client: opened.session.client, store: store)
             // A synced library answers the selection and the raw tags (after an incremental sync).
             var libraryLock: RunnerLock?
@@ -138,56 +138,6 @@ enum RetagCommand {
             if !result.changes.isEmpty { print("apply it with: flickr retag apply \(result.job)") }
         }
         return result.changes.isEmpty && result.refused.isEmpty ? 0 : 1
-    }
-
-    /// `--lua FILE`: the file's chunk returns `function(photo, tags) return new_tags end`; it
-    /// runs in this command's Lua (with the `flickr` module) for each photo, after the other
-    /// rules. `photo` is `{ id, owner, lastupdate, tags = { {id, author, raw}, … } }`, `tags`
-    /// the owner's raw tags so far; it returns the owner's new raw tags.
-    static func luaRule(_ file: String, runtime: LuaRuntime) async throws -> @Sendable (PhotoTags, [String]) async throws -> [String] {
-        // The file's function, kept by reference (as `flickr edit plan --lua` keeps its rule).
-        let rule = try await runtime.perform { state -> LuaRef in
-            let top = state.top
-            defer { state.setTop(top) }
-            do {
-                try state.loadFile(file)
-                try state.pcall(arguments: 0, results: 1)
-            } catch let e as LuaError {
-                throw JobError("--lua \(file): \(e.message)")
-            }
-            guard state.type(at: -1) == .function else {
-                throw JobError("--lua \(file): the file returns a \(state.typeName(at: -1)); it must return function(photo, tags) … end")
-            }
-            return LuaRef(popping: state)
-        }
-        return { photo, tags in
-            let tagValues = photo.tags.map { t -> LuaValue in
-                .map(["id": .string(LuaString(t.id)), "author": .string(LuaString(t.author)), "raw": .string(LuaString(t.raw))])
-            }
-            let arguments: [LuaValue] = [
-                .map(["id": .string(LuaString(photo.photoID)), "owner": .string(LuaString(photo.owner)),
-                      "lastupdate": .integer(Int64(photo.lastUpdate)), "tags": .array(tagValues)]),
-                .array(tags.map { .string(LuaString($0)) }),
-            ]
-            let photoID = photo.photoID
-            return try await runtime.perform { state -> [String] in
-                let top = state.top
-                defer { state.setTop(top) }
-                rule.push(onto: state)
-                try state.push(arguments)
-                do {
-                    try state.pcall(arguments: Int32(arguments.count), results: 1)
-                } catch let e as LuaError {
-                    throw JobError("--lua \(file): photo \(photoID): \(e.message)")
-                }
-                let out = try state.value(at: -1)
-                guard let list = out.arrayValue ?? ({ if case .map(let m) = out, m.isEmpty { return [] } else { return nil } }()),
-                      list.allSatisfy({ $0.stringValue != nil }) else {
-                    throw JobError("--lua \(file): for photo \(photoID) the function returned something other than a list of tags")
-                }
-                return list.compactMap(\.stringValue)
-            }
-        }
     }
 
     /// The per-photo diff and the summary.
