@@ -163,21 +163,22 @@ public final class InteractiveProcess: @unchecked Sendable {
 
     /// Waits (polling, off the concurrency pool) until stdout has a line matching `predicate`.
     public func waitForLine(timeout: Double, _ predicate: @escaping @Sendable (String) -> Bool) async -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let line = stdout.split(separator: "\n").map(String.init).first(where: predicate) { return line }
-            if !process.isRunning { return stdout.split(separator: "\n").map(String.init).first(where: predicate) }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return nil
+        await waitForLine(in: { $0.stdout }, timeout: timeout, predicate)
     }
 
     /// Waits like ``waitForLine(timeout:_:)``, for a line of stderr.
     public func waitForErrorLine(timeout: Double, _ predicate: @escaping @Sendable (String) -> Bool) async -> String? {
+        await waitForLine(in: { $0.stderr }, timeout: timeout, predicate)
+    }
+
+    /// The first line of `stream`'s text so far that matches `predicate`, waited for until the
+    /// deadline or the process's end.
+    private func waitForLine(in stream: (InteractiveProcess) -> String, timeout: Double,
+                             _ predicate: @escaping @Sendable (String) -> Bool) async -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let line = stderr.split(separator: "\n").map(String.init).first(where: predicate) { return line }
-            if !process.isRunning { return stderr.split(separator: "\n").map(String.init).first(where: predicate) }
+            if let line = stream(self).split(separator: "\n").map(String.init).first(where: predicate) { return line }
+            if !process.isRunning { return stream(self).split(separator: "\n").map(String.init).first(where: predicate) }
             try? await Task.sleep(for: .milliseconds(20))
         }
         return nil
