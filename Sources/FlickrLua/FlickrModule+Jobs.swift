@@ -29,24 +29,18 @@ extension FlickrModule {
             let job = try call.string(1)
             let force = call.type(2) == .boolean && call.state.boolean(at: 2)
             let (client, store) = (self.client, try self.jobStore())
-            // Each kind is undone by its own planner; an undo is not undone.
+            // Each kind is undone by its own planner (JobRunner picks it); an undo is not undone.
             let summary = try store.job(job)
             if let undone = summary.undoOf {
                 throw FlickrError.usage("job \(job) is an undo; undo the \(summary.kind.rawValue) job it reverses (\(undone)) instead", method: "jobs.undo")
             }
-            let edit = summary.kind == .edit
             return self.asyncReturn("flickr.jobs.undo", {
-                if edit {
-                    return try await Self.engineErrors("flickr.jobs.undo") {
-                        let lock = try store.lock(job, command: "flickr.jobs.undo")
-                        defer { withExtendedLifetime(lock) {} }
-                        return try await EditPlanner(client: client, store: store).planUndo(of: job, force: force).job
-                    }
+                try await Self.engineErrors("flickr.jobs.undo") {
+                    // The job is held while its undo is planned, as `flickr retag|edit undo` does.
+                    let lock = try store.lock(job, command: "flickr.jobs.undo")
+                    defer { withExtendedLifetime(lock) {} }
+                    return try await JobRunner(client: client, store: store).planUndo(of: job, force: force).job
                 }
-                // The job is held while its undo is planned, as `flickr retag undo` does.
-                let lock = try store.lock(job, command: "flickr.jobs.undo")
-                defer { withExtendedLifetime(lock) {} }
-                return try await RetagPlanner(client: client, store: store).planUndo(of: job, force: force).job
             }, deliver: { state, id in state.push(id); return 1 })
         }
         define(state, jobs, "_run", path: "jobs.run") { call in try self.runJob(call) }
@@ -132,32 +126,16 @@ extension FlickrModule {
     /// Runs (applies, resumes) `job` with the engine of its kind: retag's, or the edit engine for
     /// an edit job and its undo.
     func runJob(_ job: String, relay: ProgressRelay?) throws -> LuaReturn {
-        let store = try jobStore()
-        if try store.kind(of: job) == .edit {
-            var runner = EditRunner(client: client, store: store)
-            runner.secondsPerCall = (client.pacer as? SharedBudget)?.secondsPerCall
-            runner.command = "flickr.jobs.run"
-            runner.source = LibraryJobSource.synced(for: client, environment: environment)
-            let chosen = runner
-            let progressRelay = relay
-            return asyncReturn("flickr.jobs.run", {
-                try await Self.engineErrors("flickr.jobs.run") {
-                    try await chosen.run(job, progress: { p in progressRelay?.report(sent: Int64(p.done + p.failed + p.conflicts), total: Int64(p.total)) }).job
-                }
-            }, deliver: { state, summary in
-                try progressRelay?.finish(state)
-                try state.push(Self.summaryValue(summary))
-                return 1
-            })
-        }
-        var runner = RetagRunner(client: client, store: store)
+        var runner = JobRunner(client: client, store: try jobStore())
         runner.secondsPerCall = (client.pacer as? SharedBudget)?.secondsPerCall
         runner.command = "flickr.jobs.run"
         runner.source = LibraryJobSource.synced(for: client, environment: environment)
         let chosen = runner
         let progressRelay = relay
         return asyncReturn("flickr.jobs.run", {
-            try await chosen.run(job, progress: { p in progressRelay?.report(sent: Int64(p.done + p.failed + p.conflicts), total: Int64(p.total)) }).job
+            try await Self.engineErrors("flickr.jobs.run") {
+                try await chosen.run(job, progress: { p in progressRelay?.report(sent: Int64(p.done + p.failed + p.conflicts), total: Int64(p.total)) }).job
+            }
         }, deliver: { state, summary in
             try progressRelay?.finish(state)
             try state.push(Self.summaryValue(summary))

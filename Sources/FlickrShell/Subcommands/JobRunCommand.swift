@@ -140,13 +140,11 @@ enum JobRunCommand {
         let budget = RetagCommand.budget(opened)
         // A summary by default: an undo of thousands of photos is not read photo by photo.
         let hint = ["(the per-photo diff: --diff)"]
-        switch job.kind {
-        case .retag:
-            let r = try await RetagPlanner(client: opened.session.client, store: store).planUndo(of: job.id, force: force)
+        switch try await JobRunner(client: opened.session.client, store: store).planUndo(of: job.id, force: force) {
+        case .retag(let r):
             return PlannedUndo(job: r.job, photos: r.changes.count, isEmpty: r.changes.isEmpty && r.conflicts.isEmpty,
                                report: diff ? RetagCommand.diff(r, budget: budget) : (RetagCommand.summary(r, budget: budget) + hint).joined(separator: "\n"))
-        case .edit:
-            let r = try await EditPlanner(client: opened.session.client, store: store).planUndo(of: job.id, force: force)
+        case .edit(let r):
             return PlannedUndo(job: r.job, photos: r.changes.count, isEmpty: r.changes.isEmpty && r.conflicts.isEmpty,
                                report: diff ? EditReport.diff(r, budget: budget, names: EditReport.Names())
                                             : (EditReport.summary(r, budget: budget) + hint).joined(separator: "\n"))
@@ -175,26 +173,14 @@ enum JobRunCommand {
     static func runner(_ job: JobSummary, opened: Subcommands.OpenSession, store: JobStore, front: Front, maxOutage: Double,
                        env: [String: String]) throws -> Run {
         let client = opened.session.client
-        let secondsPerCall = (client.pacer as? SharedBudget)?.secondsPerCall
+        var runner = JobRunner(client: client, store: store)
+        runner.secondsPerCall = (client.pacer as? SharedBudget)?.secondsPerCall
+        runner.maxOutage = maxOutage
+        runner.command = "flickr \(front.name)"
+        runner.source = LibraryJobSource.synced(for: client, environment: env)
         let id = job.id
-        switch job.kind {
-        case .retag:
-            var runner = RetagRunner(client: client, store: store)
-            runner.secondsPerCall = secondsPerCall
-            runner.maxOutage = maxOutage
-            runner.source = LibraryJobSource.synced(for: client, environment: env)
-            return { [runner] lock, progress, notice, shouldStop in
-                try await runner.run(id, lock: lock, progress: progress, notice: notice, shouldStop: shouldStop)
-            }
-        case .edit:
-            var runner = EditRunner(client: client, store: store)
-            runner.secondsPerCall = secondsPerCall
-            runner.maxOutage = maxOutage
-            runner.command = "flickr \(front.name)"
-            runner.source = LibraryJobSource.synced(for: client, environment: env)
-            return { [runner] lock, progress, notice, shouldStop in
-                try await runner.run(id, lock: lock, progress: progress, notice: notice, shouldStop: shouldStop)
-            }
+        return { [runner] lock, progress, notice, shouldStop in
+            try await runner.run(id, lock: lock, progress: progress, notice: notice, shouldStop: shouldStop)
         }
     }
 
