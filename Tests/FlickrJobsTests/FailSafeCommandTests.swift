@@ -34,7 +34,9 @@ struct FailSafeCommandTests {
         let world = try CommandWorld("outage")
         defer { try? FileManager.default.removeItem(at: world.directory) }
         let state = world.directory.appendingPathComponent("sandbox-state").path
-        try await SandboxWorld.withProcess(["--latency", "20", "--state", state], environment: world.environment) { first in
+        // 100 ms a call: the apply takes seconds, so that the poll below (a `flickr jobs` process
+        // a round) sees it mid-run even when the machine is loaded; at 20 ms it once finished first.
+        try await SandboxWorld.withProcess(["--latency", "100", "--state", state], environment: world.environment) { first in
             let running = try #require(first.process)
             let env = first.environment(world.environment)
             let plan = try await Self.flickr(["retag", "plan", "--add", "fail safe"], env)

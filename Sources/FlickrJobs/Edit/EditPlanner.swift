@@ -45,75 +45,17 @@ public struct EditPlanner: Sendable {
     public typealias Custom = @Sendable (PhotoMetadata, [String: String]) async throws -> [EditValue]?
 
     /// Plans `spec` over the photos `find` (the library's filter keys) or `query` (Flickr's
-    /// search arguments) selects; `rules` is the options as given, kept with the job.
+    /// search arguments) selects, by the one planning path (``JobPlanner``); `rules` is the
+    /// options as given, kept with the job.
     public func plan(_ spec: EditSpec, query: [String: String], find: [String: String]?, rules: [String],
                      custom: Custom? = nil) async throws -> Result {
-        let planTime = Int(Date().timeIntervalSince1970) - 1
-        let selection = try await PlanSelection.select(client: client, source: source, query: query, find: find, mirrorQueries: false)
-        let (owner, ids) = (selection.owner, selection.photos.map(\.id))
-        var calls = selection.calls
-        let needsSets = !spec.addToSets.isEmpty || !spec.removeFromSets.isEmpty || custom != nil
-        // The library answers for a photo when it holds every group the edit reads: not the
-        // safety level or the content type, raw tags only when current.
-        var known: [String: (metadata: PhotoMetadata, fields: [String: String])] = [:]
-        if let source, spec.safety == nil, custom == nil {
-            for (id, entry) in try source.metadata(of: ids) where spec.tagRules.isEmpty || entry.rawTagsCurrent {
-                known[id] = (entry.metadata, entry.fields)
-            }
-        }
-        let unknown = ids.filter { known[$0] == nil }
-        let (read, readCalls) = try await readAll(unknown, sets: needsSets)
-        calls += readCalls
-        for (id, entry) in read { known[id] = entry }
-        if spec.contentType != nil || custom != nil {
-            let (types, typeCalls) = try await contentTypes()
-            calls += typeCalls
-            for (id, entry) in known { known[id]?.metadata.contentType = types[id] ?? entry.metadata.contentType }
-        }
-        var changes: [EditChange] = []
-        var refused: [(photo: String, refusal: EditRefusal)] = []
-        for id in ids {
-            guard let (pre, fields) = known[id], pre.owner == owner else { continue }
-            var targets: [EditValue]
-            switch spec.targets(for: pre, fields: fields) {
-            case .success(let t): targets = t
-            case .failure(let refusal):
-                refused.append((id, refusal))
-                changes.append(EditChange(pre: pre, targets: []))
-                continue
-            }
-            if let custom {
-                let more: [EditValue]?
-                do { more = try await custom(pre, fields) } catch let refusal as EditRefusal {
-                    refused.append((id, refusal))
-                    changes.append(EditChange(pre: pre, targets: []))
-                    continue
-                }
-                let asked = (more ?? []).filter { !pre.value($0.field).matches($0) }
-                if let refusal = asked.lazy.compactMap({ $0.refusal(on: pre, licenses: licenses) }).first {
-                    refused.append((id, refusal))
-                    changes.append(EditChange(pre: pre, targets: []))
-                    continue
-                }
-                for value in more ?? [] {
-                    targets.removeAll { $0.field == value.field }
-                    if !pre.value(value.field).matches(value) { targets.append(value) }
-                }
-            }
-            guard !targets.isEmpty else { continue }
-            changes.append(EditChange(pre: pre, targets: targets))
-        }
-        let id = JobStore.newID(kind: "edit")
-        var recorded = query
-        if let find { recorded = Dictionary(uniqueKeysWithValues: find.map { ("find:" + $0.key, $0.value) }) }
-        try store.create(NewJob(id: id, kind: .edit, undoOf: nil, owner: owner, endpoint: client.context.endpoints.rest,
-                                    rules: rules, query: recorded, planTime: planTime, enumerated: ids.count, calls: calls, changes: []),
-                             changes: changes)
-        for (photo, refusal) in refused {
-            try store.record(job: id, photo: photo, .failed, detail: "refused at plan time, never sent: \(refusal)")
-        }
-        let planned = changes.filter { change in !refused.contains { $0.photo == change.pre.photoID } }
-        return Result(job: id, enumerated: ids.count, changes: planned, refused: refused, calls: calls)
+        var planner = JobPlanner(client: client, store: store)
+        (planner.concurrency, planner.source) = (concurrency, source)
+        let recorded = find.map { Dictionary(uniqueKeysWithValues: $0.map { ("find:" + $0.key, $0.value) }) } ?? query
+        let work = EditPlanWork(spec: spec, rules: rules, recordedQuery: recorded, custom: custom, licenses: licenses)
+        let p = try await planner.plan(work, query: query, find: find, mirrorQueries: false)
+        return Result(job: p.job, enumerated: p.enumerated, changes: p.changes, refused: p.refused.map { ($0.change.pre.photoID, $0.refusal) },
+                      calls: p.calls, warnings: p.warnings)
     }
 
     /// Plans the undo of edit job `parent`: on every photo it touched, each group it wrote goes
@@ -242,7 +184,7 @@ public struct EditPlanner: Sendable {
 
     /// Each photo's content type, which getInfo does not give: the account's photos listed per
     /// type (`people.getPhotos` with `content_types`, 500 a page).
-    func contentTypes() async throws -> ([String: Int], Int) {
+    static func contentTypes(client: FlickrClient) async throws -> ([String: Int], Int) {
         var out: [String: Int] = [:]
         var calls = 0
         for type in 1...3 {
@@ -300,4 +242,73 @@ public struct EditPlanner: Sendable {
         throw EditSpecError("\(option): you have no set \(given.allSatisfy(\.isNumber) ? "with id" : "titled") \"\(given)\""
                             + (given.allSatisfy(\.isNumber) ? " (a set of another user cannot be changed)" : " (--create-set makes it)"))
     }
+}
+
+/// An edit's plan of one photo: the groups `spec` (and a `--lua` or Lua rule) change, those
+/// already holding their target left out, and what Flickr would refuse refused.
+struct EditPlanWork: PlanWork {
+    /// A photo's pre-image and the fields its templates read.
+    struct Pre: Sendable {
+        var metadata: PhotoMetadata
+        var fields: [String: String]
+    }
+
+    static let kind = JobKind.edit
+    let spec: EditSpec
+    let rules: [String]
+    let recordedQuery: [String: String]
+    let custom: EditPlanner.Custom?
+    let licenses: Set<Int>?
+
+    /// The sets a photo is in are read when the edit changes sets (or a rule may).
+    var needsSets: Bool { !spec.addToSets.isEmpty || !spec.removeFromSets.isEmpty || custom != nil }
+    var callsPerRead: Int { needsSets ? 2 : 1 }
+
+    /// The library answers for a photo when it holds every group the edit reads: not the
+    /// safety level or the content type, raw tags only when current.
+    func mirrored(_ ids: [String], source: any JobSource) throws -> [String: Pre] {
+        guard spec.safety == nil, custom == nil else { return [:] }
+        var known: [String: Pre] = [:]
+        for (id, entry) in try source.metadata(of: ids) where spec.tagRules.isEmpty || entry.rawTagsCurrent {
+            known[id] = Pre(metadata: entry.metadata, fields: entry.fields)
+        }
+        return known
+    }
+
+    func read(_ id: String, client: FlickrClient) async throws -> Pre? {
+        try await EditPlanner.read(id, sets: needsSets, client: client).map { Pre(metadata: $0.1, fields: $0.2) }
+    }
+
+    /// Each photo's content type, which getInfo does not give, when the edit may change it.
+    func complete(_ pres: inout [String: Pre], client: FlickrClient) async throws -> Int {
+        guard spec.contentType != nil || custom != nil else { return 0 }
+        let (types, calls) = try await EditPlanner.contentTypes(client: client)
+        for (id, pre) in pres { pres[id]?.metadata.contentType = types[id] ?? pre.metadata.contentType }
+        return calls
+    }
+
+    func owner(of pre: Pre) -> String { pre.metadata.owner }
+
+    func plan(_ photo: Pre) async throws -> (PhotoPlan<EditChange, EditRefusal>, warnings: [String]) {
+        let (pre, fields) = (photo.metadata, photo.fields)
+        let refused = { (refusal: EditRefusal) in (PhotoPlan<EditChange, EditRefusal>.refused(EditChange(pre: pre, targets: []), refusal), warnings: [String]()) }
+        var targets: [EditValue]
+        switch spec.targets(for: pre, fields: fields) {
+        case .success(let t): targets = t
+        case .failure(let refusal): return refused(refusal)
+        }
+        if let custom {
+            let more: [EditValue]?
+            do { more = try await custom(pre, fields) } catch let refusal as EditRefusal { return refused(refusal) }
+            let asked = (more ?? []).filter { !pre.value($0.field).matches($0) }
+            if let refusal = asked.lazy.compactMap({ $0.refusal(on: pre, licenses: licenses) }).first { return refused(refusal) }
+            for value in more ?? [] {
+                targets.removeAll { $0.field == value.field }
+                if !pre.value(value.field).matches(value) { targets.append(value) }
+            }
+        }
+        return (targets.isEmpty ? .unchanged : .change(EditChange(pre: pre, targets: targets)), [])
+    }
+
+    func detail(_ refusal: EditRefusal) -> String { "refused at plan time, never sent: \(refusal)" }
 }

@@ -34,57 +34,15 @@ public struct RetagPlanner: Sendable {
     }
 
     /// Plans `rules` (and `custom`, a per-photo rewrite run after them) over the photos
-    /// `query` selects.
+    /// `query` selects, by the one planning path (``JobPlanner``).
     public func plan(rules: [RetagRule], query: [String: String],
                      custom: (@Sendable (PhotoTags, [String]) async throws -> [String])? = nil) async throws -> Result {
-        let planTime = Int(Date().timeIntervalSince1970) - 1
-        let selection = try await PlanSelection.select(client: client, source: source, query: query, find: nil, mirrorQueries: true)
-        let (owner, listed) = (selection.owner, selection.photos)
-        var calls = selection.calls
-        let candidates = custom != nil ? listed : listed.filter { p in rules.contains { $0.mayAffect(cleanTags: p.cleanTags) } }
-        let known = try source?.tags(of: candidates.map(\.id)) ?? [:]
-        let unknown = candidates.map(\.id).filter { known[$0] == nil }
-        let read = Dictionary(try await readTags(unknown).map { ($0.photoID, $0) }, uniquingKeysWith: { a, _ in a })
-        calls += unknown.count
-        let infos = candidates.compactMap { known[$0.id] ?? read[$0.id] }
-        var changes: [PhotoChange] = []
-        var refused: [(PhotoChange, String)] = []
-        var warnings: [String] = []
-        for pre in infos where pre.owner == owner {
-            var target = RetagRule.apply(rules, to: pre.ownerTags.map(\.raw))
-            if let custom {
-                // What the function returns is shown and written as Flickr will store it.
-                var kept: [String] = []
-                for raw in try await custom(pre, target) {
-                    if let stored = TagString.stored(raw) {
-                        if stored != raw { warnings.append("photo \(pre.photoID): --lua tag '\(raw)' will be stored as '\(stored)'") }
-                        kept.append(stored)
-                    } else {
-                        warnings.append("photo \(pre.photoID): --lua tag '\(raw)' has no letter or digit; Flickr would not store it, so it is left out")
-                    }
-                }
-                target = RetagRule.apply([], to: kept)
-            }
-            // A tag another member already put on the photo is there: it is not added again.
-            let others = Set(pre.otherTags.map { TagString.clean($0.raw) })
-            target = target.filter { !others.contains(TagString.clean($0)) }
-            let change = PhotoChange(pre: pre, target: target)
-            guard PhotoStep.next(change, current: nil) != .done else { continue }
-            if target.count + pre.otherTags.count > 75 {
-                refused.append((change, "would carry \(target.count + pre.otherTags.count) tags; Flickr allows 75"))
-            } else {
-                changes.append(change)
-            }
-        }
-        let id = JobStore.newID(kind: "retag")
-        try store.create(NewJob(id: id, kind: .retag, undoOf: nil, owner: owner, endpoint: client.context.endpoints.rest,
-                                rules: rules.map(\.description) + (custom != nil ? ["--lua"] : []), query: query,
-                                planTime: planTime, enumerated: listed.count, calls: calls,
-                                changes: changes + refused.map(\.0)))
-        for (change, reason) in refused {
-            try store.record(job: id, photo: change.pre.photoID, .failed, detail: reason)
-        }
-        return Result(job: id, enumerated: listed.count, changes: changes, refused: refused, calls: calls, warnings: warnings)
+        var planner = JobPlanner(client: client, store: store)
+        (planner.concurrency, planner.source) = (concurrency, source)
+        let p = try await planner.plan(RetagPlanWork(tagRules: rules, custom: custom, query: query), query: query, find: nil,
+                                       mirrorQueries: true)
+        return Result(job: p.job, enumerated: p.enumerated, changes: p.changes, refused: p.refused.map { ($0.change, $0.refusal) },
+                      calls: p.calls, warnings: p.warnings)
     }
 
     /// Plans the undo of `parent`: on every photo it touched, the tags it added are removed and
@@ -123,12 +81,71 @@ public struct RetagPlanner: Sendable {
     /// `getInfo` for each photo, a few at a time, in the order given. A photo deleted since
     /// it was listed is left out.
     func readTags(_ ids: [String]) async throws -> [PhotoTags] {
-        try await readConcurrently(ids, concurrency: concurrency) { [client] id in
-            do {
-                return PhotoTags(getInfo: try await client.call("flickr.photos.getInfo", ["photo_id": id]))
-            } catch let error as FlickrError where error.kind == .api && FlickrErrorCode.photoNotFound.matches(error.code) {
-                return nil
-            }
-        }.compactMap { $0 }
+        try await readConcurrently(ids, concurrency: concurrency) { [client] id in try await Self.read(id, client: client) }.compactMap { $0 }
     }
+
+    /// A photo's tags as `getInfo` gives them; nil when the photo is gone.
+    static func read(_ id: String, client: FlickrClient) async throws -> PhotoTags? {
+        let info: FlickrNode
+        do {
+            info = try await client.call("flickr.photos.getInfo", ["photo_id": id])
+        } catch {
+            // Deleted since it was listed: the next listing says so.
+            if error.kind == .api && FlickrErrorCode.photoNotFound.matches(error.code) { return nil }
+            throw error
+        }
+        return PhotoTags(getInfo: info)
+    }
+}
+
+/// Retag's plan of one photo: its owner's tags after the rules (and a `--lua` function), other
+/// members' tags kept and never added again, at most Flickr's 75 tags.
+struct RetagPlanWork: PlanWork {
+    static let kind = JobKind.retag
+    let tagRules: [RetagRule]
+    let custom: (@Sendable (PhotoTags, [String]) async throws -> [String])?
+    let query: [String: String]
+
+    var rules: [String] { tagRules.map(\.description) + (custom != nil ? ["--lua"] : []) }
+    var recordedQuery: [String: String] { query }
+
+    /// A photo no rule can touch by its clean tags is not read (a `--lua` function may touch any).
+    func mayChange(_ photo: ListedPhoto) -> Bool {
+        custom != nil || tagRules.contains { $0.mayAffect(cleanTags: photo.cleanTags) }
+    }
+
+    func mirrored(_ ids: [String], source: any JobSource) throws -> [String: PhotoTags] { try source.tags(of: ids) }
+
+    func read(_ id: String, client: FlickrClient) async throws -> PhotoTags? { try await RetagPlanner.read(id, client: client) }
+
+    func owner(of pre: PhotoTags) -> String { pre.owner }
+
+    func plan(_ pre: PhotoTags) async throws -> (PhotoPlan<PhotoChange, String>, warnings: [String]) {
+        var warnings: [String] = []
+        var target = RetagRule.apply(tagRules, to: pre.ownerTags.map(\.raw))
+        if let custom {
+            // What the function returns is shown and written as Flickr will store it.
+            var kept: [String] = []
+            for raw in try await custom(pre, target) {
+                if let stored = TagString.stored(raw) {
+                    if stored != raw { warnings.append("photo \(pre.photoID): --lua tag '\(raw)' will be stored as '\(stored)'") }
+                    kept.append(stored)
+                } else {
+                    warnings.append("photo \(pre.photoID): --lua tag '\(raw)' has no letter or digit; Flickr would not store it, so it is left out")
+                }
+            }
+            target = RetagRule.apply([], to: kept)
+        }
+        // A tag another member already put on the photo is there: it is not added again.
+        let others = Set(pre.otherTags.map { TagString.clean($0.raw) })
+        target = target.filter { !others.contains(TagString.clean($0)) }
+        let change = PhotoChange(pre: pre, target: target)
+        guard PhotoStep.next(change, current: nil) != .done else { return (.unchanged, warnings) }
+        if target.count + pre.otherTags.count > 75 {
+            return (.refused(change, "would carry \(target.count + pre.otherTags.count) tags; Flickr allows 75"), warnings)
+        }
+        return (.change(change), warnings)
+    }
+
+    func detail(_ refusal: String) -> String { refusal }
 }
