@@ -180,7 +180,8 @@ struct EditCommandTests {
                                 (["--geo", "95,10"], "latitude 95 is outside -90..90"),
                                 (["--geo", "1,2", "--clear-geo"], "--geo and --clear-geo exclude each other"),
                                 (["--shift-taken", "3h"], "needs a sign"),
-                                (["--privacy", "everyone"], "--privacy")] {
+                                (["--privacy", "everyone"], "--privacy"),
+                                (["--title", "{date_taken:%A %d %B} {title}"], "%A is not a date directive; the directives are %Y")] {
             let r = try await Self.flickr(["edit", "plan"] + args, env)
             #expect(r.status == 2 && r.stderr.contains(message), "\(args): \(r.status) \(r.stderr)")
         }
@@ -195,6 +196,35 @@ struct EditCommandTests {
             (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["method"] as? String
         }
         #expect(Set(methods).isSubset(of: ["flickr.photos.licenses.getInfo", "flickr.photosets.getList"]), "\(methods)")
+    }
+
+    @Test("--shift-taken on dates known to the month, the year or circa: -9h changes none (exit 0); +40d moves the month-date one whole month, day and granularity kept, and says so; the diff names the granularity on both sides; read back by getInfo")
+    func shiftKeepsGranularity() async throws {
+        let world = try CommandWorld("edit-granularity")
+        defer { try? FileManager.default.removeItem(at: world.directory) }
+        let photos: [[String: Any]] = [("7100000001", "2019-03-05 00:00:00", 4), ("7100000002", "2019-01-01 00:00:00", 6),
+                                       ("7100000003", "2019-01-01 00:00:00", 8)].map { id, taken, granularity in
+            ["id": id, "owner": "alice", "title": "p\(id)", "tags": "granular", "date_taken": taken, "date_taken_granularity": granularity]
+        }
+        try await SandboxWorld.with(seed: .object(["users": [["username": "alice"]], "photos": photos])) { sandbox in
+            let env = sandbox.environment(world.environment)
+            let none = try await Self.flickr(["edit", "plan", "--query", "tags=granular", "--shift-taken", "-9h"], env)
+            #expect(none.status == 0 && none.stdout.contains("0 photos to change"), "\(none.stdout) \(none.stderr)")
+            let plan = try await Self.flickr(["edit", "plan", "--query", "tags=granular", "--shift-taken", "+40d"], env)
+            #expect(plan.status == 1, "\(plan.stdout) \(plan.stderr)")
+            #expect(plan.stdout.contains("date_taken: \"2019-03-05 00:00:00\" (month) → \"2019-04-05 00:00:00\" (month)"), "\(plan.stdout)")
+            #expect(!plan.stdout.contains("photo 7100000002") && !plan.stdout.contains("photo 7100000003"), "\(plan.stdout)")
+            #expect(plan.stderr.contains("photo 7100000001: its date taken is known to the month only"), "\(plan.stderr)")
+            let apply = try await Self.flickr(["edit", "apply", try Self.job(plan.stdout), "--yes"], env)
+            #expect(apply.status == 0, "\(apply.stdout) \(apply.stderr)")
+            let client = sandbox.client()
+            for (id, taken, granularity) in [("7100000001", "2019-04-05 00:00:00", "4"), ("7100000002", "2019-01-01 00:00:00", "6"),
+                                             ("7100000003", "2019-01-01 00:00:00", "8")] {
+                let info = try await client.call("flickr.photos.getInfo", ["photo_id": id])
+                #expect(info["photo"]?["dates"]?["taken"]?.string == taken && info["photo"]?["dates"]?["takengranularity"]?.string == granularity,
+                        "photo \(id): \(String(describing: info["photo"]?["dates"]))")
+            }
+        }
     }
 
     @Test("--lua FILE: flickr.edit.plan's rule from a file, over the options — photos retitled from their date and a tag added; what Flickr would refuse refuses that photo; an error in the file is exit 2 naming it, with no job stored and nothing written")

@@ -64,6 +64,49 @@ struct EditUnitTests {
         #expect(throws: EditSpecError.self) { try EditTemplate("title}", option: "--title") }
     }
 
+    @Test("An unknown date directive is refused when the template is read, naming it and the known ones; {date_taken} reads the date the photo will have")
+    func templateDirectives() throws {
+        let error = #expect(throws: EditSpecError.self) { try EditTemplate("{date_taken:%A %d %B} {title}", option: "--title") }
+        #expect(error?.message.contains("%A is not a date directive") == true && error?.message.contains("%Y %y %m %d %H %M %S %j %b %B %%") == true,
+                "\(error?.message ?? "")")
+        let trailing = #expect(throws: EditSpecError.self) { try EditTemplate("{date_taken:%Y%}", option: "--description") }
+        #expect(trailing?.message.hasPrefix("--description: {date_taken:%Y%}") == true, "\(trailing?.message ?? "")")
+        #expect(try EditTemplate("{date_taken:%d %B %Y, 100%%}", option: "--title").render(["date_taken": "2019-07-02 14:03:00"]) == "02 July 2019, 100%")
+        // --shift-taken: the title's {date_taken} is the shifted date, as the photo will have it.
+        var spec = EditSpec()
+        spec.title = try EditTemplate("{date_taken:%Y-%m-%d %H:%M} {title}", option: "--title")
+        spec.shiftTaken = try TakenDate.shift("+10h")
+        let pre = Self.photo(taken: "2019-07-02 14:03:00")
+        let targets = try spec.targets(for: pre, fields: EditPlanner.fields(pre, info: nil)).get()
+        #expect(targets.contains(.meta(title: "2019-07-03 00:03 IMG_0042", description: "")), "\(targets)")
+        #expect(targets.contains(.dates(taken: "2019-07-03 00:03:00", granularity: 0)), "\(targets)")
+    }
+
+    @Test("--shift-taken moves a date known to the month or year as a whole: -9h keeps March 2019, 2019 and circa 2019; a shift past half the unit moves it a whole unit")
+    func shiftKeepsGranularity() throws {
+        func shifted(_ taken: String, _ granularity: Int, _ by: String) throws -> EditValue? {
+            var spec = EditSpec()
+            spec.shiftTaken = try TakenDate.shift(by)
+            let pre = Self.photo(taken: taken, granularity: granularity)
+            return try spec.targets(for: pre, fields: EditPlanner.fields(pre, info: nil)).get().first { $0.field == .dates }
+        }
+        // Within the known unit: nothing to change.
+        #expect(try shifted("2019-03-01 00:00:00", 4, "-9h") == nil)
+        #expect(try shifted("2019-01-01 00:00:00", 6, "-9h") == nil)
+        #expect(try shifted("2019-01-01 00:00:00", 8, "-9h") == nil)
+        #expect(try shifted("2019-01-01 00:00:00", 6, "+20w") == nil)
+        // Past half of it: a whole unit, the granularity kept.
+        #expect(try shifted("2019-03-01 00:00:00", 4, "+20d") == .dates(taken: "2019-04-01 00:00:00", granularity: 4))
+        #expect(try shifted("2019-03-01 00:00:00", 4, "-20d") == .dates(taken: "2019-02-01 00:00:00", granularity: 4))
+        #expect(try shifted("2019-01-01 00:00:00", 6, "-30w") == .dates(taken: "2018-01-01 00:00:00", granularity: 6))
+        #expect(try shifted("2019-01-01 00:00:00", 8, "+30w") == .dates(taken: "2020-01-01 00:00:00", granularity: 8))
+        // To the second: moved by the shift itself.
+        #expect(try shifted("2019-03-01 00:00:00", 0, "-9h") == .dates(taken: "2019-02-28 15:00:00", granularity: 0))
+        // The diff names the granularity on both sides.
+        #expect(EditValue.dates(taken: "2019-03-01 00:00:00", granularity: 4).description == "taken 2019-03-01 00:00:00 (known to the month)")
+        #expect(EditValue.dates(taken: "2019-03-01 10:00:00", granularity: 0).description == "taken 2019-03-01 10:00:00 (known to the second)")
+    }
+
     @Test("Licences by id or by name as photos.licenses.getInfo gives them, loosely; none or several matching is refused")
     func licences() throws {
         let tree = try FlickrXML.parse(try Fixtures.data("flickr.photos.licenses.getInfo.xml"), rule: .pluralOnly)
@@ -101,7 +144,7 @@ struct EditUnitTests {
         #expect(throws: EditSpecError.self) { try EditSpec.license("nc", among: list) }
     }
 
-    @Test("A photo's targets: templates, a shift keeping the granularity, sets and tags; unchanged groups left out; a shift before 1900 refused for that photo")
+    @Test("A photo's targets: templates, a shift within a month-date's month, sets and tags; unchanged groups left out; a shift before 1900 refused for that photo")
     func targets() throws {
         var spec = EditSpec()
         spec.title = try EditTemplate("{date_taken:%Y-%m-%d} {title}", option: "--title")
@@ -113,7 +156,8 @@ struct EditUnitTests {
         try spec.check()
         let pre = Self.photo(granularity: 4)
         let targets = try spec.targets(for: pre, fields: ["date_taken": pre.dateTaken, "title": pre.title]).get()
-        #expect(targets == [.meta(title: "2019-07-02 IMG_0042", description: ""), .dates(taken: "2019-07-02 11:03:00", granularity: 4),
+        // A date known to the month keeps its month under -3h: no dates write.
+        #expect(targets == [.meta(title: "2019-07-02 IMG_0042", description: ""),
                             .sets(["72157600000000002"]), .tags(["tram", "lisbon", "iceland"])])
         var old = EditSpec()
         old.shiftTaken = try TakenDate.shift("-2d")

@@ -87,12 +87,17 @@ eq(plan.fields.meta, #fog)
 eq(plan.fields.dates, #fog)
 ok(sandbox.requests() > writes_before, "the plan read")
 
--- The diff: per photo, per field, `field: "old" → "new"`.
+-- The diff: per photo, per field, `field: "old" → "new"`. The title's {date_taken} is the date
+-- the photo will have (3 hours later).
+local function day_after_shift(taken)
+  local y, m, d, H, M, S = taken:match("(%d+)-(%d+)-(%d+) (%d+):(%d+):(%d+)")
+  return os.date("%Y-%m-%d", os.time{ year = y, month = m, day = d, hour = H + 3, min = M, sec = S })
+end
 local first = plan.photos[1]
 local b = before[first.id]
 local d = plan:diff()
 has(d, "photo " .. first.id)
-has(d, ('title: %q → %q'):format(b.title, b.taken:sub(1, 10) .. " " .. b.title))
+has(d, ('title: %q → %q'):format(b.title, day_after_shift(b.taken) .. " " .. b.title))
 has(d, ('date_taken: %q → '):format(b.taken))
 has(d, "privacy: ")
 has(d, "→ friends,family")
@@ -137,7 +142,8 @@ eq(seen, #fog)
 eq(last_total, #fog)
 for _, id in ipairs(fog) do
   local p, was = info(id), before[id]
-  eq(flickr.text(p.title), was.taken:sub(1, 10) .. " " .. was.title, "title of " .. id)
+  eq(flickr.text(p.title), p.dates.taken:sub(1, 10) .. " " .. was.title, "title of " .. id)
+  eq(p.dates.taken:sub(1, 10), day_after_shift(was.taken), "date taken of " .. id)
   eq(p.visibility.ispublic, "0")
   eq(p.visibility.isfriend, "1")
   eq(p.visibility.isfamily, "1")

@@ -307,7 +307,16 @@ struct EditPlanWork: PlanWork {
                 if !pre.value(value.field).matches(value) { targets.append(value) }
             }
         }
-        return (targets.isEmpty ? .unchanged : .change(EditChange(pre: pre, targets: targets)), [])
+        // A shifted date known only to the month or year moves whole (TakenDate.shifted): said, so
+        // that nobody takes it for a shift to the hour.
+        var warnings: [String] = []
+        if spec.shiftTaken != nil, pre.takenGranularity != 0,
+           case .dates(let taken, let granularity)? = targets.first(where: { $0.field == .dates }) {
+            let unit = TakenDate.granularityName(granularity)
+            warnings.append("photo \(pre.photoID): its date taken is known to the \(unit) only (\(pre.dateTaken)): "
+                            + "moved by whole \(unit == "month" ? "months" : "years"), to \(taken)")
+        }
+        return (targets.isEmpty ? .unchanged : .change(EditChange(pre: pre, targets: targets)), warnings)
     }
 
     func detail(_ refusal: EditRefusal) -> String { "refused at plan time, never sent: \(refusal)" }

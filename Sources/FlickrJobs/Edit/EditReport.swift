@@ -33,7 +33,9 @@ public enum EditReport {
         case let (.meta(t0, d0), .meta(t1, d1)):
             return (t0 == t1 ? [] : ["title: \(q(t0)) → \(q(t1))"]) + (d0 == d1 ? [] : ["description: \(q(d0)) → \(q(d1))"])
         case let (.dates(a, g0), .dates(b, g1)):
-            return ["date_taken: \(q(a)) → \(q(b))" + (g0 == g1 ? "" : " (granularity \(g0) → \(g1))")]
+            // A date known only to the month or year says so on both sides.
+            guard g0 != 0 || g1 != 0 else { return ["date_taken: \(q(a)) → \(q(b))"] }
+            return ["date_taken: \(q(a)) (\(TakenDate.granularityName(g0))) → \(q(b)) (\(TakenDate.granularityName(g1)))"]
         case let (.perms(a), .perms(b)): return ["privacy: \(a) → \(b)"]
         case let (.license(a), .license(b)): return ["license: \(names.license(a)) → \(names.license(b))"]
         case let (.sets(a), .sets(b)):

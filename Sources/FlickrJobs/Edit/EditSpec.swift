@@ -104,17 +104,22 @@ public struct EditSpec: Sendable, Hashable, Codable {
     /// holding their target are left out.
     public func targets(for pre: PhotoMetadata, fields: [String: String], now: Date = Date()) -> Result<[EditValue], EditRefusal> {
         var out: [EditValue] = []
-        if title != nil || description != nil {
-            out.append(.meta(title: title?.render(fields) ?? pre.title, description: description?.render(fields) ?? pre.description))
-        }
+        // The date the photo will have, which a template's {date_taken} reads.
+        var dates: EditValue?
         if let shiftTaken {
-            guard let shifted = TakenDate.shifted(pre.dateTaken, by: shiftTaken) else {
+            guard let shifted = TakenDate.shifted(pre.dateTaken, by: shiftTaken, granularity: pre.takenGranularity) else {
                 return .failure(EditRefusal(field: .dates, reason: "its date taken '\(pre.dateTaken)' cannot be read"))
             }
-            out.append(.dates(taken: shifted, granularity: pre.takenGranularity))
+            dates = .dates(taken: shifted, granularity: pre.takenGranularity)
         } else if let setTaken {
-            out.append(.dates(taken: setTaken, granularity: setTakenGranularity ?? 0))
+            dates = .dates(taken: setTaken, granularity: setTakenGranularity ?? 0)
         }
+        if title != nil || description != nil {
+            var fields = fields
+            if case .dates(let taken, _) = dates { fields["date_taken"] = taken }
+            out.append(.meta(title: title?.render(fields) ?? pre.title, description: description?.render(fields) ?? pre.description))
+        }
+        if let dates { out.append(dates) }
         if let privacy { out.append(.perms(privacy)) }
         if let license { out.append(.license(license)) }
         if let safety { out.append(.safety(safety)) }

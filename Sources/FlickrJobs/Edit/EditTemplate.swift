@@ -52,6 +52,10 @@ public struct EditTemplate: Sendable, Hashable, Codable, CustomStringConvertible
             if format != nil && !Self.dates.contains(name) {
                 throw EditSpecError("\(option): {\(name):…} — only dates take a format (\(Self.dates.sorted().joined(separator: ", ")))")
             }
+            if let format, let unknown = Self.unknownDirective(in: format) {
+                throw EditSpecError("\(option): {\(name):\(format)}: \(unknown) is not a date directive; the directives are "
+                                    + Self.directives.map { "%" + String($0) }.joined(separator: " "))
+            }
             if !literal.isEmpty { pieces.append(.text(literal)); literal = "" }
             pieces.append(.field(name, format: format))
             i = text.index(after: close)
@@ -77,6 +81,24 @@ public struct EditTemplate: Sendable, Hashable, Codable, CustomStringConvertible
             }
         }
         return out
+    }
+
+    /// The letters a date format takes after `%`.
+    static let directives: [Character] = ["Y", "y", "m", "d", "H", "M", "S", "j", "b", "B", "%"]
+
+    /// The first `%` directive of `format` that ``format(_:_:)`` does not know (`%A`, or a lone
+    /// `%` at the end), or nil.
+    static func unknownDirective(in format: String) -> String? {
+        var percent = false
+        for ch in format {
+            if percent {
+                if !directives.contains(ch) { return "%" + String(ch) }
+                percent = false
+            } else if ch == "%" {
+                percent = true
+            }
+        }
+        return percent ? "a '%' at the end" : nil
     }
 
     /// `strftime`'s common letters, in UTC (Flickr's dates have no zone).

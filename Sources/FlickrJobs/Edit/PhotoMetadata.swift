@@ -203,7 +203,7 @@ public enum EditValue: Sendable, Hashable, Codable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .meta(let t, let d): "title \(JSONValue.quote(t)), description \(JSONValue.quote(d))"
-        case .dates(let taken, let g): "taken \(taken)" + (g == 0 ? "" : " (granularity \(g))")
+        case .dates(let taken, let g): "taken \(taken) (known to the \(TakenDate.granularityName(g)))"
         case .perms(let p): p.description
         case .license(let l): "licence \(l)"
         case .safety(let s): ["safe", "moderate", "restricted"][max(0, min(2, s - 1))]

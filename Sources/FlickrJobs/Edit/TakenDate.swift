@@ -85,9 +85,38 @@ public enum TakenDate {
         return sign == "-" ? -total : total
     }
 
-    /// `taken` moved by `seconds`, its granularity kept.
-    static func shifted(_ taken: String, by seconds: Int) -> String? {
-        self.seconds(taken).map { text($0 + seconds) }
+    /// `taken` moved by `seconds` as far as its granularity knows it, the granularity kept. A
+    /// date to the second moves by `seconds`. A date known only to the month (4) or the year (6,
+    /// or circa: 8) stands for that whole month or year: its middle is moved, and the date moves
+    /// by as many whole months or years as the middle crossed — so `-9h` leaves "March 2019" as
+    /// it is, and only a shift that carries it past half the unit moves it to another.
+    static func shifted(_ taken: String, by seconds: Int, granularity: Int = 0) -> String? {
+        guard let s = self.seconds(taken) else { return nil }
+        let unit: Calendar.Component
+        switch granularity {
+        case 4: unit = .month
+        case 6, 8: unit = .year
+        default: return text(s + seconds)
+        }
+        let date = Date(timeIntervalSince1970: Double(s))
+        guard let interval = calendar.dateInterval(of: unit, for: date),
+              let landed = calendar.dateInterval(of: unit, for: interval.start.addingTimeInterval(interval.duration / 2 + Double(seconds))),
+              let units = calendar.dateComponents([unit], from: interval.start, to: landed.start).value(for: unit)
+        else { return nil }
+        // Whole units: the day and time within the month or year stay as they were.
+        guard units != 0, let moved = calendar.date(byAdding: unit, value: units, to: date) else { return taken }
+        return text(Int(moved.timeIntervalSince1970))
+    }
+
+    /// What a granularity says is known of a date: `second`, `month`, `year`, `circa`.
+    public static func granularityName(_ granularity: Int) -> String {
+        switch granularity {
+        case 4: "month"
+        case 6: "year"
+        case 8: "circa"
+        case 0: "second"
+        default: "granularity \(granularity)"
+        }
     }
 
     /// Why Flickr would refuse `taken` as a date taken, or nil: before 1900 or in the future.

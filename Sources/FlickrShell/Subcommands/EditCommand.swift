@@ -169,6 +169,7 @@ enum EditCommand {
             FileHandleOutput.standardError(FlickrShell.report(error).replacingOccurrences(of: "flickr: ", with: "flickr edit plan: ") + "\n")
             return 2
         }
+        for warning in result.warnings { FileHandleOutput.standardError("flickr edit plan: warning: \(warning)\n") }
         // Flickr deletes a set when its last photo leaves it; an undo cannot bring it back.
         for set in p.spec.removeFromSets {
             let leaving = result.changes.filter { change in
