@@ -227,6 +227,45 @@ struct EditCommandTests {
         }
     }
 
+    @Test("edit undo names its conflicts as retag undo does: a photo retitled since is counted and named, exit 1, the job stays undoable and --force undoes it; a tag added since stays while the job's tag leaves")
+    func undoConflicts() async throws {
+        let world = LibraryWorld(count: 6, seed: "edit-undo-conflicts")
+        try await world.serve { _, alice, env, _ in
+            func info(_ id: String) async throws -> (title: String, tags: [String]) {
+                let photo = try await alice.call("flickr.photos.getInfo", ["photo_id": id])["photo"]
+                let tags = (photo?["tags"]?["tag"]?.array ?? []).filter { $0["author"]?.string == photo?["owner"]?["nsid"]?.string }
+                return (photo?["title"]?.text ?? "", tags.compactMap { $0["raw"]?.string })
+            }
+            let ids = world.photos.map(\.id)
+            var before: [String: (title: String, tags: [String])] = [:]
+            for id in ids { before[id] = try await info(id) }
+            let plan = try await Self.flickr(["edit", "plan", "--title", "Edited {title}", "--add", "edited"], env)
+            #expect(plan.status == 1, "\(plan.stdout) \(plan.stderr)")
+            let apply = try await Self.flickr(["edit", "apply", try Self.job(plan.stdout), "--yes"], env)
+            #expect(apply.status == 0, "\(apply.stdout) \(apply.stderr)")
+            // After the job: one photo retitled by hand, another given a tag.
+            let (retitled, tagged) = (ids[0], ids[1])
+            _ = try await alice.call("flickr.photos.setMeta", ["photo_id": retitled, "title": "By hand", "description": ""])
+            _ = try await alice.call("flickr.photos.addTags", ["photo_id": tagged, "tags": "later"])
+            let undo = try await Self.flickr(["edit", "undo", "last", "--yes"], env)
+            #expect(undo.status == 1, "\(undo.stdout) \(undo.stderr)")
+            #expect(undo.stdout.contains("1 conflict") && undo.stdout.contains(retitled), "\(undo.stdout)")
+            #expect(try await info(retitled).title == "By hand")
+            let kept = try await info(tagged)
+            #expect(kept.title == before[tagged]?.title && Set(kept.tags) == Set((before[tagged]?.tags ?? []) + ["later"]), "\(kept)")
+            for id in ids.dropFirst() where id != tagged {
+                let now = try await info(id)
+                #expect(now.title == before[id]?.title && Set(now.tags) == Set(before[id]?.tags ?? []), "photo \(id): \(now)")
+            }
+            let parent = try await Self.flickr(["jobs", "--json"], env)
+            let jobs = try #require(try JSONSerialization.jsonObject(with: Data(parent.stdout.utf8)) as? [[String: Any]])
+            #expect(jobs.first { $0["undo_of"] == nil }?["state"] as? String == "done", "\(jobs)")
+            let forced = try await Self.flickr(["edit", "undo", "last", "--yes", "--force"], env)
+            #expect(forced.status == 0, "\(forced.stdout) \(forced.stderr)")
+            #expect(try await info(retitled).title == before[retitled]?.title)
+        }
+    }
+
     @Test("--lua FILE: flickr.edit.plan's rule from a file, over the options — photos retitled from their date and a tag added; what Flickr would refuse refuses that photo; an error in the file is exit 2 naming it, with no job stored and nothing written")
     func luaRule() async throws {
         let world = LibraryWorld(count: 20, seed: "edit-lua")

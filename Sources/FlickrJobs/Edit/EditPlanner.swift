@@ -77,6 +77,8 @@ public struct EditPlanner: Sendable {
         }
         var changes: [EditChange] = []
         var conflicts: [(photo: String, reason: String)] = []
+        // What the undo cannot put back and no one can change (a set Flickr deleted): said, not a conflict.
+        var notes: [String] = []
         for photo in touched {
             guard let current = now[photo.change.pre.photoID]?.metadata else { continue }
             let job = Self.resolving(photo.change, created: created)
@@ -93,10 +95,19 @@ public struct EditPlanner: Sendable {
                     var back = nowSets.subtracting(target.subtracting(pre)).union(pre.subtracting(target))
                     if let existing, case let gone = back.subtracting(existing).subtracting(nowSets), !gone.isEmpty {
                         back.subtract(gone)
-                        reasons.append("set\(gone.count == 1 ? "" : "s") \(gone.sorted().joined(separator: ", ")) no longer exist\(gone.count == 1 ? "s" : "") "
-                                       + "(Flickr deletes a set when its last photo leaves it): not joined again")
+                        notes.append("photo \(photo.change.pre.photoID): set\(gone.count == 1 ? "" : "s") \(gone.sorted().joined(separator: ", ")) "
+                                     + "no longer exist\(gone.count == 1 ? "s" : "") (Flickr deletes a set when its last photo leaves it): not joined again")
                     }
                     if !value.matches(.sets(back)) { targets.append(.sets(back)) }
+                    continue
+                }
+                if case .tags(let nowTags) = value, case .tags(let pre) = before, case .tags(let target) = wanted {
+                    // Retag's rule: the tags the job added leave, those it removed come back, and a
+                    // tag added since stays — never a conflict.
+                    let (added, removed) = (Set(target).subtracting(pre), Set(pre).subtracting(target))
+                    let kept = nowTags.filter { !added.contains($0) }
+                    let back = kept + pre.filter { removed.contains($0) && !kept.contains($0) }
+                    if !value.matches(.tags(back)) { targets.append(.tags(back)) }
                     continue
                 }
                 if value.matches(wanted) || force {
@@ -106,7 +117,10 @@ public struct EditPlanner: Sendable {
                 }
             }
             if !reasons.isEmpty && !force {
+                // As retag's undo: a photo changed since in what the undo would put back is left
+                // as it is, counted and named; `--force` undoes it anyway.
                 conflicts.append((photo.change.pre.photoID, reasons.joined(separator: "; ")))
+                continue
             }
             if !targets.isEmpty { changes.append(EditChange(pre: current, targets: targets)) }
         }
@@ -114,8 +128,11 @@ public struct EditPlanner: Sendable {
         try store.create(NewJob(id: id, kind: .edit, undoOf: parent, owner: header.owner, endpoint: header.endpoint,
                                     rules: ["undo \(parent)" + (force ? " --force" : "")], query: [:], planTime: planTime,
                                     enumerated: touched.count, calls: calls, changes: []),
-                             changes: changes)
-        return Result(job: id, enumerated: touched.count, changes: changes, refused: [], conflicts: conflicts, calls: calls)
+                             changes: changes + conflicts.compactMap { conflict in now[conflict.photo].map { EditChange(pre: $0.metadata, targets: []) } })
+        for (photo, reason) in conflicts {
+            try store.record(job: id, photo: photo, .conflict, detail: reason)
+        }
+        return Result(job: id, enumerated: touched.count, changes: changes, refused: [], conflicts: conflicts, calls: calls, warnings: notes)
     }
 
     /// A change with the sets apply created put in place of their `new:TITLE` names.

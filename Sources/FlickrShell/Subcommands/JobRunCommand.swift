@@ -145,6 +145,7 @@ enum JobRunCommand {
             return PlannedUndo(job: r.job, photos: r.changes.count, isEmpty: r.changes.isEmpty && r.conflicts.isEmpty,
                                report: diff ? RetagCommand.diff(r, budget: budget) : (RetagCommand.summary(r, budget: budget) + hint).joined(separator: "\n"))
         case .edit(let r):
+            for warning in r.warnings { FileHandleOutput.standardError("flickr \(job.kind.rawValue) undo: warning: \(warning)\n") }
             return PlannedUndo(job: r.job, photos: r.changes.count, isEmpty: r.changes.isEmpty && r.conflicts.isEmpty,
                                report: diff ? EditReport.diff(r, budget: budget, names: EditReport.Names())
                                             : (EditReport.summary(r, budget: budget) + hint).joined(separator: "\n"))
