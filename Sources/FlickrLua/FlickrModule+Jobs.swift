@@ -127,9 +127,9 @@ extension FlickrModule {
     /// an edit job and its undo.
     func runJob(_ job: String, relay: ProgressRelay?) throws -> LuaReturn {
         var runner = JobRunner(client: client, store: try jobStore())
-        runner.secondsPerCall = (client.pacer as? SharedBudget)?.secondsPerCall
-        runner.command = "flickr.jobs.run"
-        runner.source = LibraryJobSource.synced(for: client, environment: environment)
+        runner.settings.secondsPerCall = (client.pacer as? SharedBudget)?.secondsPerCall
+        runner.settings.command = "flickr.jobs.run"
+        runner.settings.source = LibraryJobSource.synced(for: client, environment: environment)
         let chosen = runner
         let progressRelay = relay
         return asyncReturn("flickr.jobs.run", {

@@ -162,14 +162,7 @@ public struct EditPlanner: Sendable {
 
     /// One photo as an edit sees it, with the fields its templates read; nil when it is gone.
     static func read(_ id: String, sets: Bool, client: FlickrClient) async throws -> (String, PhotoMetadata, [String: String])? {
-        let info: FlickrNode
-        do {
-            info = try await client.call("flickr.photos.getInfo", ["photo_id": id])
-        } catch {
-            // Deleted since it was listed: the next listing says so.
-            if error.kind == .api && FlickrErrorCode.photoNotFound.matches(error.code) { return nil }
-            throw error
-        }
+        guard let info = try await readInfo(id, client: client) else { return nil }
         var setIDs: [String]?
         if sets {
             let contexts = try await client.call("flickr.photos.getAllContexts", ["photo_id": id])

@@ -15,14 +15,8 @@ public struct EditRunner: Sendable {
     public let store: JobStore
     /// Rounds without progress before a photo fails.
     public var attempts = 3
-    /// Seconds per call when paced by a budget (the ETA); else the rate observed.
-    public var secondsPerCall: Double?
-    /// Seconds the endpoint may stay unreachable before the run stops (`--max-outage`).
-    public var maxOutage: Double = 30
-    /// What holds the job's lock, as a second process is told (`flickr edit apply`).
-    public var command = "flickr"
-    /// The library on disk, told what each photo now holds, if there is one.
-    public var source: (any JobSource)?
+    /// The pace, the outage allowed, the lock's holder, the library to tell.
+    public var settings = RunSettings()
 
     public init(client: FlickrClient, store: JobStore) {
         self.client = client
@@ -248,6 +242,6 @@ extension EditRunner: PhotoWork {
     func settled(_ entry: EditJobPhoto, _ status: PhotoStatus, _ final: PhotoMetadata?) {
         // The library is a cache: failing to update it must not fail the job.
         guard status == .done || status == .conflict, let final else { return }
-        try? source?.wrote(final)
+        try? settings.source?.wrote(final)
     }
 }

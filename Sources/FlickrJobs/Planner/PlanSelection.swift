@@ -64,3 +64,14 @@ func readConcurrently<T: Sendable>(_ ids: [String], concurrency: Int,
     }
     return results
 }
+
+/// A photo's `getInfo` answer, or nil when it is gone (deleted since it was listed: the next
+/// listing says so). Every planner's read of one photo starts here.
+func readInfo(_ id: String, client: FlickrClient) async throws -> FlickrNode? {
+    do {
+        return try await client.call("flickr.photos.getInfo", ["photo_id": id])
+    } catch {
+        if error.kind == .api && FlickrErrorCode.photoNotFound.matches(error.code) { return nil }
+        throw error
+    }
+}

@@ -86,15 +86,7 @@ public struct RetagPlanner: Sendable {
 
     /// A photo's tags as `getInfo` gives them; nil when the photo is gone.
     static func read(_ id: String, client: FlickrClient) async throws -> PhotoTags? {
-        let info: FlickrNode
-        do {
-            info = try await client.call("flickr.photos.getInfo", ["photo_id": id])
-        } catch {
-            // Deleted since it was listed: the next listing says so.
-            if error.kind == .api && FlickrErrorCode.photoNotFound.matches(error.code) { return nil }
-            throw error
-        }
-        return PhotoTags(getInfo: info)
+        try await readInfo(id, client: client).flatMap { PhotoTags(getInfo: $0) }
     }
 }
 

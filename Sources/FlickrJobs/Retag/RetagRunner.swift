@@ -13,15 +13,8 @@ public struct RetagRunner: Sendable {
     public let store: JobStore
     /// Attempts per photo (each after a settling read).
     public var attempts = 3
-    /// Seconds per call when calls are paced by a budget: the ETA is then the calls left times
-    /// this; otherwise the rate observed so far.
-    public var secondsPerCall: Double?
-    /// Seconds the endpoint may stay unreachable before the run stops (`--max-outage`).
-    public var maxOutage: Double = 30
-    /// What holds the job's lock, as a second process will be told (`flickr retag apply`).
-    public var command = "flickr"
-    /// The local mirror, told what each photo now holds (FlickrLibrary's), if there is one.
-    public var source: (any JobSource)?
+    /// The pace, the outage allowed, the lock's holder, the library to tell.
+    public var settings = RunSettings()
 
     public init(client: FlickrClient, store: JobStore) {
         self.client = client
@@ -155,6 +148,6 @@ extension RetagRunner: PhotoWork {
         // The mirror is a cache: failing to update it must not fail the job (the next sync
         // reads the photo again, its lastupdate having moved).
         guard status == .done, let final else { return }
-        try? source?.wrote(photo: entry.change.pre.photoID, tags: final)
+        try? settings.source?.wrote(photo: entry.change.pre.photoID, tags: final)
     }
 }

@@ -12,12 +12,8 @@ protocol PhotoWork: Sendable {
 
     var client: FlickrClient { get }
     var store: JobStore { get }
-    /// What holds the job's lock, as a second process is told.
-    var command: String { get }
-    /// Seconds the endpoint may stay unreachable before the run stops.
-    var maxOutage: Double { get }
-    /// Seconds per call when paced by a budget (the ETA); else the rate observed is used.
-    var secondsPerCall: Double? { get }
+    /// The pace, the outage allowed, the lock's holder, the library to tell.
+    var settings: RunSettings { get }
 
     /// Throws when `job` is of another kind, saying which command runs it.
     func accept(_ job: JobSummary) throws
@@ -75,7 +71,7 @@ struct JobEngine<Work: PhotoWork> {
     func run(_ job: String, lock: RunnerLock?, progress: @Sendable (JobProgress) -> Void,
              notice: @Sendable @escaping (String) -> Void, shouldStop: @Sendable @escaping () -> Bool) async throws -> JobOutcome {
         let store = work.store
-        let held = try lock ?? store.lock(job, command: work.command)
+        let held = try lock ?? store.lock(job, command: work.settings.command)
         precondition(held.name == job, "the lock held is not the job's")
         defer { withExtendedLifetime(held) {} }
         let now = try store.job(job)
@@ -84,7 +80,7 @@ struct JobEngine<Work: PhotoWork> {
         guard ["planned", "interrupted", "running", "failed"].contains(now.state) else {
             throw JobError("job \(job) is \(now.state); there is nothing to run")
         }
-        let link = RunLink(client: work.client, maxOutage: work.maxOutage, notice: notice, shouldStop: shouldStop)
+        let link = RunLink(client: work.client, maxOutage: work.settings.maxOutage, notice: notice, shouldStop: shouldStop)
         var outcome: JobOutcome
         do {
             outcome = try await run(job, link: link, progress: progress)
@@ -103,7 +99,7 @@ struct JobEngine<Work: PhotoWork> {
     private func run(_ job: String, link: RunLink, progress: @Sendable (JobProgress) -> Void) async throws -> JobOutcome {
         let store = work.store
         let header = try store.header(job)
-        var tally = Tally(job: job, start: Date(), secondsPerCall: work.secondsPerCall)
+        var tally = Tally(job: job, start: Date(), secondsPerCall: work.settings.secondsPerCall)
         try store.setState("running", job: job, runner: getpid())
         let photos = try store.entries(of: job, as: Work.Change.self)
         tally.total = photos.count

@@ -7,15 +7,8 @@ import FlickrAPI
 public struct JobRunner: Sendable {
     public let client: FlickrClient
     public let store: JobStore
-    /// Seconds per call when calls are paced by a budget (the ETA's basis).
-    public var secondsPerCall: Double?
-    /// Seconds the endpoint may stay unreachable before the run stops (`--max-outage`).
-    public var maxOutage: Double = 30
-    /// What holds a job's lock taken by ``run(_:lock:progress:notice:shouldStop:)``, as a second
-    /// process will be told (`flickr edit`).
-    public var command = "flickr"
-    /// The library on disk, told what each photo now holds, if there is one.
-    public var source: (any JobSource)?
+    /// How the job runs (``RunSettings``), handed to its kind's runner.
+    public var settings = RunSettings()
 
     public init(client: FlickrClient, store: JobStore) {
         self.client = client
@@ -29,11 +22,11 @@ public struct JobRunner: Sendable {
         switch try store.kind(of: job) {
         case .retag:
             var runner = RetagRunner(client: client, store: store)
-            (runner.secondsPerCall, runner.maxOutage, runner.command, runner.source) = (secondsPerCall, maxOutage, command, source)
+            runner.settings = settings
             return try await runner.run(job, lock: lock, progress: progress, notice: notice, shouldStop: shouldStop)
         case .edit:
             var runner = EditRunner(client: client, store: store)
-            (runner.secondsPerCall, runner.maxOutage, runner.command, runner.source) = (secondsPerCall, maxOutage, command, source)
+            runner.settings = settings
             return try await runner.run(job, lock: lock, progress: progress, notice: notice, shouldStop: shouldStop)
         }
     }

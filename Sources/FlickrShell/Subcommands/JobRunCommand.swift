@@ -175,10 +175,10 @@ enum JobRunCommand {
                        env: [String: String]) throws -> Run {
         let client = opened.session.client
         var runner = JobRunner(client: client, store: store)
-        runner.secondsPerCall = (client.pacer as? SharedBudget)?.secondsPerCall
-        runner.maxOutage = maxOutage
-        runner.command = "flickr \(front.name)"
-        runner.source = LibraryJobSource.synced(for: client, environment: env)
+        runner.settings.secondsPerCall = (client.pacer as? SharedBudget)?.secondsPerCall
+        runner.settings.maxOutage = maxOutage
+        runner.settings.command = "flickr \(front.name)"
+        runner.settings.source = LibraryJobSource.synced(for: client, environment: env)
         let id = job.id
         return { [runner] lock, progress, notice, shouldStop in
             try await runner.run(id, lock: lock, progress: progress, notice: notice, shouldStop: shouldStop)
