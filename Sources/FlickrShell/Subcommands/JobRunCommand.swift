@@ -108,7 +108,7 @@ enum JobRunCommand {
             return try await execute(pending, lock: lock, opened: opened, store: store, front: front, events: parsed.has("events"),
                                      maxOutage: maxOutage, env: env)
         }
-        let planned = try await planUndo(job, force: parsed.has("force"), diff: parsed.has("diff"), opened: opened, store: store)
+        let (planned, report) = try await planUndo(job, force: parsed.has("force"), diff: parsed.has("diff"), opened: opened, store: store)
         guard let lock = try take(planned.job, store: store, front: front, action: "undo") else { return RetagCommand.tryLater }
         let undo = try store.job(planned.job)
         guard !planned.isEmpty else {
@@ -118,37 +118,27 @@ enum JobRunCommand {
                                                             : "every field \(job.id) changed has its value from before it"))
             return 0
         }
-        print(planned.report)
+        print(report)
         guard try confirm("Undo job \(job.id) on \(planned.photos) photo\(planned.photos == 1 ? "" : "s")?", parsed) else { return 1 }
         return try await execute(undo, lock: lock, opened: opened, store: store, front: front, events: parsed.has("events"),
                                  maxOutage: maxOutage, env: env)
     }
 
-    /// A planned undo, as the front end reports it.
-    struct PlannedUndo {
-        var job: String
-        /// Photos it will change.
-        var photos: Int
-        /// Nothing to change and no conflict to report.
-        var isEmpty: Bool
-        /// The summary (or with `--diff`, the per-photo diff) to print before asking.
-        var report: String
-    }
-
-    /// Plans the undo of `job` with its kind's planner.
-    static func planUndo(_ job: JobSummary, force: Bool, diff: Bool, opened: Subcommands.OpenSession, store: JobStore) async throws -> PlannedUndo {
+    /// Plans the undo of `job` with its kind's planner (``JobRunner``); returns it with the
+    /// summary (or with `diff`, the per-photo diff) to print before asking.
+    static func planUndo(_ job: JobSummary, force: Bool, diff: Bool, opened: Subcommands.OpenSession,
+                         store: JobStore) async throws -> (undo: PlannedUndo, report: String) {
         let budget = RetagCommand.budget(opened)
         // A summary by default: an undo of thousands of photos is not read photo by photo.
         let hint = ["(the per-photo diff: --diff)"]
-        switch try await JobRunner(client: opened.session.client, store: store).planUndo(of: job.id, force: force) {
+        let undo = try await JobRunner(client: opened.session.client, store: store).planUndo(of: job.id, force: force)
+        switch undo {
         case .retag(let r):
-            return PlannedUndo(job: r.job, photos: r.changes.count, isEmpty: r.changes.isEmpty && r.conflicts.isEmpty,
-                               report: diff ? RetagCommand.diff(r, budget: budget) : (RetagCommand.summary(r, budget: budget) + hint).joined(separator: "\n"))
+            return (undo, diff ? RetagCommand.diff(r, budget: budget) : (RetagCommand.summary(r, budget: budget) + hint).joined(separator: "\n"))
         case .edit(let r):
             for warning in r.warnings { FileHandleOutput.standardError("flickr \(job.kind.rawValue) undo: warning: \(warning)\n") }
-            return PlannedUndo(job: r.job, photos: r.changes.count, isEmpty: r.changes.isEmpty && r.conflicts.isEmpty,
-                               report: diff ? EditReport.diff(r, budget: budget, names: EditReport.Names())
-                                            : (EditReport.summary(r, budget: budget) + hint).joined(separator: "\n"))
+            return (undo, diff ? EditReport.diff(r, budget: budget, names: EditReport.Names())
+                               : (EditReport.summary(r, budget: budget) + hint).joined(separator: "\n"))
         }
     }
 
