@@ -3,6 +3,7 @@ import FlickrJobs
 import FlickrProtocol
 import FlickrTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// `flickr edit` as a user runs it: the real binary against `flickr-sandbox` processes, killed
@@ -344,6 +345,84 @@ struct EditCommandTests {
             #expect(writesAfter == writesBefore, "a failed plan wrote")
             let missing = try await Self.flickr(["edit", "plan", "--lua", dir.appendingPathComponent("none.lua").path], env)
             #expect(missing.status == 2 && missing.stderr.contains("--lua: cannot read"), "\(missing.stderr)")
+        }
+    }
+
+    @Test("A lost answer settled by reading: the answer to photosets.create lost (the client killed as it arrives, or alive and cut off) and the answers to a photo's addPhoto and to a removePhoto lost: resume makes no second set, reports no conflict, and no photo is ever outside both sets; an independent read-back")
+    func lostAnswers() async throws {
+        let world = try CommandWorld("edit-lost-answer")
+        defer { try? FileManager.default.removeItem(at: world.directory) }
+        let ids = (1...5).map { "72000000\($0)" }
+        let seed: [String: Any] = [
+            "users": [["username": "alice"]],
+            "photos": ids.map { ["id": $0, "owner": "alice", "title": "p\($0)", "tags": $0 == ids[4] ? "home" : "trip"] },
+            "photosets": [["owner": "alice", "title": "Road trip", "photos": ids]],
+        ]
+        let moved = Array(ids.prefix(4))
+        /// Every photo's sets by title, read by a client of its own.
+        func sets(_ client: FlickrClient) async throws -> [String: Set<String>] {
+            var out: [String: Set<String>] = [:]
+            for id in ids {
+                let contexts = try await client.call("flickr.photos.getAllContexts", ["photo_id": id])
+                out[id] = Set((contexts["set"]?.array ?? []).compactMap { $0["title"]?.text })
+            }
+            return out
+        }
+        func titled(_ title: String, _ client: FlickrClient) async throws -> Int {
+            let list = try await client.call("flickr.photosets.getList", [:])
+            return (list["photosets"]?["photoset"]?.array ?? []).filter { $0["title"]?.text == title }.count
+        }
+        // (the method whose answer is lost, which of its requests, whether the client is killed)
+        for (method, occurrence, kills) in [("flickr.photosets.create", 1, true), ("flickr.photosets.addPhoto", 1, true),
+                                            ("flickr.photosets.removePhoto", 2, true),
+                                            ("flickr.photosets.create", 1, false)] {
+            let label = "\(method) #\(occurrence)\(kills ? " and kill" : "")"
+            try await SandboxWorld.with(seed: .object(seed)) { sandbox in
+                var env = sandbox.environment(world.environment)
+                env["XDG_STATE_HOME"] = world.directory.path + "/state-\(UUID().uuidString)"
+                let client = sandbox.client()
+                let plan = try await Self.flickr(["edit", "plan", "--query", "tags=trip", "--remove-from-set", "Road trip",
+                                                  "--add-to-set", "Iceland", "--create-set"], env)
+                try #require(plan.status == 1, "\(label): \(plan.stdout) \(plan.stderr)")
+                let job = try Self.job(plan.stdout)
+                let running = Mutex<InteractiveProcess?>(nil)
+                let proxy = try AnswerLosingProxy(upstreamPort: sandbox.port, marker: "method=\(method)", occurrence: occurrence) {
+                    guard kills else { return }
+                    let deadline = Date().addingTimeInterval(10)
+                    while Date() < deadline {
+                        if let run = running.withLock({ $0 }) {
+                            kill(run.process.processIdentifier, SIGKILL)
+                            return
+                        }
+                        usleep(1000)
+                    }
+                }
+                defer { proxy.stop() }
+                var proxied = env
+                proxied["FLICKR_ENDPOINT"] = proxy.url(replacing: sandbox.url)
+                let run = try InteractiveProcess(try Products.executable("flickr"), ["edit", "apply", job, "--yes"], environment: proxied)
+                running.withLock { $0 = run }
+                let status = await run.wait(timeout: 120)
+                #expect(proxy.answerLost, "\(label): the proxy never saw the answer: \(run.stderr)")
+                if kills {
+                    #expect(status != nil && run.process.terminationReason == .uncaughtSignal, "\(label): \(String(describing: status)) \(run.stderr)")
+                    // At the kill: every photo in one of the two sets at least.
+                    let cut = try await sets(client)
+                    #expect(moved.allSatisfy { !(cut[$0] ?? []).isEmpty }, "\(label): a photo in no set after the kill: \(cut)")
+                    let resume = try await Self.flickr(["edit", "resume", job], env)
+                    #expect(resume.status == 0, "\(label): \(resume.stdout) \(resume.stderr)")
+                    #expect(!resume.stdout.contains("conflict:") && !resume.stderr.contains("conflict"), "\(label): \(resume.stdout)")
+                } else {
+                    #expect(status == 0, "\(label): \(String(describing: status)) \(run.stdout) \(run.stderr)")
+                }
+                let end = try await sets(client)
+                #expect(try await titled("Iceland", client) == 1, "\(label): one set titled Iceland")
+                for id in moved { #expect(end[id] == ["Iceland"], "\(label): photo \(id) is in \(end[id] ?? [])") }
+                #expect(end[ids[4]] == ["Road trip"], "\(label): the photo outside the job is in \(end[ids[4]] ?? [])")
+                let jobs = try await Self.flickr(["jobs", "--json"], env)
+                let listed = try #require(try JSONSerialization.jsonObject(with: Data(jobs.stdout.utf8)) as? [[String: Any]])
+                #expect(listed.first { $0["id"] as? String == job }?["state"] as? String == "done", "\(label): \(listed)")
+            }
         }
     }
 }

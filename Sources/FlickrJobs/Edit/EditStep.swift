@@ -120,8 +120,9 @@ public struct EditWrite: Sendable, Hashable {
             return [("flickr.photos.geo.removeLocation", [:])]
         case .sets(let wanted):
             guard case .sets(let now) = from else { return [] }
-            return now.subtracting(wanted).sorted().map { ("flickr.photosets.removePhoto", ["photoset_id": $0]) }
-                + wanted.subtracting(now).sorted().map { ("flickr.photosets.addPhoto", ["photoset_id": $0]) }
+            // Joins before leaves: cut off between them, the photo is in both sets, never in neither.
+            return wanted.subtracting(now).sorted().map { ("flickr.photosets.addPhoto", ["photoset_id": $0]) }
+                + now.subtracting(wanted).sorted().map { ("flickr.photosets.removePhoto", ["photoset_id": $0]) }
         case .tags:
             return tagWrite?.requests(photo: nil) ?? []
         }

@@ -28,6 +28,25 @@ extension JobStore {
         }
     }
 
+    /// The sets job `job` was creating when it was cut off: title → the photo each was being
+    /// created with (journaled before `photosets.create` was sent; no id recorded since).
+    func setsBeingCreated(_ job: String) throws(JobError) -> [String: String] {
+        try read { db in
+            Dictionary(try Row.fetchAll(db, sql: """
+                SELECT c.title, c.photo FROM job_set_create c
+                WHERE c.job = ? AND NOT EXISTS (SELECT 1 FROM job_set s WHERE s.job = c.job AND s.title = c.title)
+                """, arguments: [job]).map { ($0["title"] as String, $0["photo"] as String) }, uniquingKeysWith: { a, _ in a })
+        }
+    }
+
+    /// Journals that job `job` is about to create set `title` with `photo` as its primary.
+    func recordCreatingSet(_ job: String, title: String, photo: String) throws(JobError) {
+        try write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO job_set_create (job, title, photo) VALUES (?, ?, ?)",
+                           arguments: [job, title, photo])
+        }
+    }
+
     /// The order job `job` recorded for set `set` before it first took a photo out of it.
     func setOrder(_ job: String, set: String) throws(JobError) -> SetOrder? {
         try setOrders(job)[set]

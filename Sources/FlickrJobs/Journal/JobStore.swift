@@ -106,6 +106,15 @@ public final class JobStore: Sendable {
                 WHERE kind = 'undo'
                 """)
         }
+        // v3: a set `--create-set` asks for is journaled before `photosets.create` is sent —
+        // its title and the photo it is created with (its primary) — so that a run cut off
+        // before the answer finds that set again by reading instead of making a second one.
+        m.registerMigration("v3", foreignKeyChecks: .immediate) { db in
+            try db.execute(sql: """
+                CREATE TABLE job_set_create (job TEXT NOT NULL, title TEXT NOT NULL, photo TEXT NOT NULL,
+                                             PRIMARY KEY (job, title))
+                """)
+        }
         return m
     }
 
