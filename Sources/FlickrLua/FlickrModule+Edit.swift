@@ -125,9 +125,11 @@ extension FlickrModule {
         let ruleGiven = custom
         return asyncReturn(function, {
             do {
+                let sentAtStart = client.requestsSent
                 let spec = try await lists.resolve(chosen.request, function: function)
                 var planner = EditPlanner(client: client, store: store)
                 planner.licenses = await lists.licenseIDs
+                planner.lookupCalls = client.requestsSent - sentAtStart
                 // A synced library answers the selection and the pre-images (after an incremental sync).
                 var lock: RunnerLock?
                 if let source {

@@ -199,6 +199,27 @@ struct EditCommandTests {
         #expect(Set(methods).isSubset(of: ["flickr.photos.licenses.getInfo", "flickr.photosets.getList"]), "\(methods)")
     }
 
+    @Test("A plan counts every call it makes — the licences' and sets' look-ups, the listing, each read — as the access log does: in its summary, plan_calls and flickr jobs; a retag plan too")
+    func planCountsItsCalls() async throws {
+        let world = LibraryWorld(count: 30, seed: "edit-plan-calls")
+        try await world.serve { _, _, env, log in
+            let args = ["edit", "plan", "--license", "by-sa", "--add-to-set", world.sets[0].title, "--remove-from-set", world.sets[1].title,
+                        "--title", "{title}!", "--query", "max_upload_date=\(world.photos[9].posted)"]
+            let (plan, logged) = try await LibraryWorld.counting(log) { try await Self.flickr(args, env) }
+            try #require(plan.status == 1, "\(plan.stdout)\(plan.stderr)")
+            let methods = Set(LibraryWorld.calls(in: log).suffix(logged))
+            #expect(methods.isSuperset(of: ["flickr.photos.licenses.getInfo", "flickr.photosets.getList"]), "\(methods)")
+            #expect(plan.stdout.contains("the plan took \(logged) calls"), "the access log has \(logged): \(plan.stdout.suffix(300))")
+            let (json, loggedJSON) = try await LibraryWorld.counting(log) { try await Self.flickr(args + ["--json"], env) }
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            #expect(document["plan_calls"] as? Int == loggedJSON, "plan_calls \(document["plan_calls"] ?? "-"), the access log \(loggedJSON)")
+            let jobs = try #require(try JSONSerialization.jsonObject(with: Data(try await Self.flickr(["jobs", "--json"], env).stdout.utf8)) as? [[String: Any]])
+            #expect(jobs.first { $0["id"] as? String == document["job"] as? String }?["calls"] as? Int == loggedJSON, "\(jobs)")
+            let (retag, loggedRetag) = try await LibraryWorld.counting(log) { try await Self.flickr(["retag", "plan", "--add", "counted"], env) }
+            #expect(retag.stdout.contains("the plan took \(loggedRetag) call"), "the access log has \(loggedRetag): \(retag.stdout.suffix(300))")
+        }
+    }
+
     @Test("--shift-taken on dates known to the month, the year or circa: -9h changes none (exit 0); +40d moves the month-date one whole month, day and granularity kept, and says so; the diff names the granularity on both sides; read back by getInfo")
     func shiftKeepsGranularity() async throws {
         let world = try CommandWorld("edit-granularity")

@@ -81,7 +81,7 @@ struct FailSafeCommandTests {
         }
     }
 
-    @Test("Two applies of one job started together, 20 rounds: exactly one runs, the other names its pid and host and exits 75; one write per photo, no conflict")
+    @Test("Two applies of one job started together, 20 rounds, the second naming it by id or as `last`: exactly one runs, the other names its pid and host and exits 75; one write per photo, no conflict")
     func twoRunners() async throws {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("two-runners-\(UUID().uuidString).jsonl")
         defer { try? FileManager.default.removeItem(at: log) }
@@ -95,7 +95,8 @@ struct FailSafeCommandTests {
                 let job = try Self.job(plan.stdout)
                 let writesBefore = try RetagCommandTests.writes(in: log).count
                 let a = try InteractiveProcess(flickr, ["retag", "apply", job, "--yes"], environment: env)
-                let b = try InteractiveProcess(flickr, ["retag", "apply", job, "--yes"], environment: env)
+                // Every other round the second names it as `last`: a held job is said the same way.
+                let b = try InteractiveProcess(flickr, ["retag", "apply", round % 2 == 0 ? job : "last", "--yes"], environment: env)
                 let (sa, sb) = (await a.wait(timeout: 120), await b.wait(timeout: 120))
                 let outcomes = [(sa, a), (sb, b)]
                 let winners = outcomes.filter { $0.0 == 0 }

@@ -39,8 +39,16 @@ public final class FlickrClient: Sendable {
         self.logger = logger
     }
 
+    private let sent = Atomic<Int>(0)
+
+    /// The requests this client has sent so far — every call, upload and replacement, each
+    /// attempt of a retry counted — as a server's access log would count them. What a batch job
+    /// says it spent is the difference of two readings around its work.
+    public var requestsSent: Int { sent.load(ordering: .relaxed) }
+
     /// Sends one prepared request through the custom transport when there is one, else over HTTP.
     func send(_ spec: HTTPRequestSpec, method: String) async throws(FlickrError) -> HTTPResult {
+        sent.add(1, ordering: .relaxed)
         guard let customTransport else { return try await transport.send(spec, method: method) }
         let ctx = context
         let secrets = [ctx.apiKey, ctx.sharedSecret, ctx.oauthToken ?? "", ctx.oauthTokenSecret ?? "", ctx.authToken ?? ""]

@@ -18,6 +18,9 @@ public struct EditPlanner: Sendable {
     /// The licence ids Flickr offers, when read (``licenses(client:)``): a licence a ``Custom``
     /// asks for that is not among them is refused for that photo. Nil: not checked.
     public var licenses: Set<Int>?
+    /// Calls made for this plan before ``plan(_:query:find:rules:custom:)`` (the licences' and
+    /// sets' lists read to check the options): the job counts them with its own.
+    public var lookupCalls = 0
 
     public init(client: FlickrClient, store: JobStore) {
         self.client = client
@@ -50,7 +53,7 @@ public struct EditPlanner: Sendable {
     public func plan(_ spec: EditSpec, query: [String: String], find: [String: String]?, rules: [String],
                      custom: Custom? = nil) async throws -> Result {
         var planner = JobPlanner(client: client, store: store)
-        (planner.concurrency, planner.source) = (concurrency, source)
+        (planner.concurrency, planner.source, planner.lookupCalls) = (concurrency, source, lookupCalls)
         let recorded = find.map { Dictionary(uniqueKeysWithValues: $0.map { ("find:" + $0.key, $0.value) }) } ?? query
         let work = EditPlanWork(spec: spec, rules: rules, recordedQuery: recorded, custom: custom, licenses: licenses)
         let p = try await planner.plan(work, query: query, find: find, mirrorQueries: false)
@@ -272,7 +275,6 @@ struct EditPlanWork: PlanWork {
 
     /// The sets a photo is in are read when the edit changes sets (or a rule may).
     var needsSets: Bool { !spec.addToSets.isEmpty || !spec.removeFromSets.isEmpty || custom != nil }
-    var callsPerRead: Int { needsSets ? 2 : 1 }
 
     /// The library answers for a photo when it holds every group the edit reads: not the
     /// safety level or the content type, raw tags only when current.
@@ -290,11 +292,10 @@ struct EditPlanWork: PlanWork {
     }
 
     /// Each photo's content type, which getInfo does not give, when the edit may change it.
-    func complete(_ pres: inout [String: Pre], client: FlickrClient) async throws -> Int {
-        guard spec.contentType != nil || custom != nil else { return 0 }
-        let (types, calls) = try await EditPlanner.contentTypes(client: client)
+    func complete(_ pres: inout [String: Pre], client: FlickrClient) async throws {
+        guard spec.contentType != nil || custom != nil else { return }
+        let types = try await EditPlanner.contentTypes(client: client).0
         for (id, pre) in pres { pres[id]?.metadata.contentType = types[id] ?? pre.metadata.contentType }
-        return calls
     }
 
     func owner(of pre: Pre) -> String { pre.metadata.owner }

@@ -12,6 +12,9 @@ struct JobPlanner: Sendable {
     /// Reads in flight at once.
     var concurrency = 4
     var source: (any JobSource)?
+    /// Calls made for this plan before it began (the licences' and sets' lists a front end read
+    /// to check its options), counted with the plan's own.
+    var lookupCalls = 0
 
     /// What a plan found.
     struct Planned<Work: PlanWork>: Sendable {
@@ -26,16 +29,17 @@ struct JobPlanner: Sendable {
     func plan<Work: PlanWork>(_ work: Work, query: [String: String], find: [String: String]?,
                               mirrorQueries: Bool) async throws -> Planned<Work> {
         let planTime = Int(Date().timeIntervalSince1970) - 1
+        // Every request the plan sends is counted as sent — selection, reads, look-ups, what a
+        // rule calls — not foreseen from what it meant to send.
+        let sentBefore = client.requestsSent
         let selection = try await PlanSelection.select(client: client, source: source, query: query, find: find,
                                                        mirrorQueries: mirrorQueries)
-        var calls = selection.calls
         let candidates = selection.photos.filter(work.mayChange).map(\.id)
         var pres = try source.map { try work.mirrored(candidates, source: $0) } ?? [:]
         let unknown = candidates.filter { pres[$0] == nil }
         let read = try await readConcurrently(unknown, concurrency: concurrency) { [client] id in try await work.read(id, client: client) }
         for (id, pre) in zip(unknown, read) { pres[id] = pre }
-        calls += unknown.count * work.callsPerRead
-        calls += try await work.complete(&pres, client: client)
+        _ = try await work.complete(&pres, client: client)
 
         var changes: [Work.Change] = []
         var refused: [(change: Work.Change, refusal: Work.Refusal)] = []
@@ -50,6 +54,7 @@ struct JobPlanner: Sendable {
             case .refused(let change, let refusal): refused.append((change, refusal))
             }
         }
+        let calls = lookupCalls + client.requestsSent - sentBefore
         let id = JobStore.newID(kind: Work.kind.rawValue)
         try store.create(NewJob(id: id, kind: Work.kind, undoOf: nil, owner: selection.owner, endpoint: client.context.endpoints.rest,
                                 rules: work.rules, query: work.recordedQuery, planTime: planTime, enumerated: selection.photos.count,

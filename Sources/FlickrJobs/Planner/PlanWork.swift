@@ -16,8 +16,6 @@ protocol PlanWork: Sendable {
     var rules: [String] { get }
     /// The selection as the job records it.
     var recordedQuery: [String: String] { get }
-    /// Calls a ``read(_:client:)`` costs.
-    var callsPerRead: Int { get }
 
     /// Whether a listed photo may change at all (only those are read).
     func mayChange(_ photo: ListedPhoto) -> Bool
@@ -25,8 +23,8 @@ protocol PlanWork: Sendable {
     func mirrored(_ ids: [String], source: any JobSource) throws -> [String: Pre]
     /// A photo's pre-image from Flickr; nil when it is gone.
     func read(_ id: String, client: FlickrClient) async throws -> Pre?
-    /// What the plan reads once for every photo after their pre-images; returns its calls.
-    func complete(_ pres: inout [String: Pre], client: FlickrClient) async throws -> Int
+    /// What the plan reads once for every photo after their pre-images.
+    func complete(_ pres: inout [String: Pre], client: FlickrClient) async throws
     func owner(of pre: Pre) -> String
 
     /// One photo's plan, and what to warn about.
@@ -36,9 +34,8 @@ protocol PlanWork: Sendable {
 }
 
 extension PlanWork {
-    var callsPerRead: Int { 1 }
     func mayChange(_ photo: ListedPhoto) -> Bool { true }
-    func complete(_ pres: inout [String: Pre], client: FlickrClient) async throws -> Int { 0 }
+    func complete(_ pres: inout [String: Pre], client: FlickrClient) async throws {}
 }
 
 /// What a plan does with one photo.

@@ -122,6 +122,7 @@ enum EditCommand {
         var names = EditReport.Names()
         var setSizes: [String: Int] = [:]
         var rule: FlickrLuaSession.EditRule?
+        let sentAtStart = client.requestsSent
         do {
             // Licences and sets by name need Flickr's lists (one call each); refused before any write.
             let given = p.spec
@@ -148,6 +149,7 @@ enum EditCommand {
             }
             var planner = EditPlanner(client: client, store: store)
             planner.licenses = licenses.map { Set($0.map(\.id)) }
+            planner.lookupCalls = client.requestsSent - sentAtStart
             var libraryLock: RunnerLock?
             if let source = LibraryJobSource.synced(for: client, environment: env) {
                 do {

@@ -195,7 +195,9 @@ enum JobRunCommand {
     }
 
     /// A plan file written by `--out` (its `job`) or a job id.
-    /// `last` is the newest planned job that `accept` takes (a kind's front: its kind).
+    /// `last` is the newest job that `accept` takes (a kind's front: its kind), whatever its
+    /// state: one held by another process is then said to be held, as when named by its id, and
+    /// one already applied is said to be so.
     static func resolvePlan(_ word: String, store: JobStore, accept: (JobSummary) -> Bool = { _ in true }) throws -> JobSummary {
         if FileManager.default.fileExists(atPath: word) {
             guard let data = FileManager.default.contents(atPath: word),
@@ -206,7 +208,7 @@ enum JobRunCommand {
                 throw Invocation.UsageError(message: "the plan in \(word) (job \(id)) is not in this machine's job database \(store.path)")
             }
         }
-        return try jobOrUsage(store, word) { accept($0) && $0.state == "planned" }
+        return try jobOrUsage(store, word, where: accept)
     }
 
     static func jobOrUsage(_ store: JobStore, _ id: String, where accept: (JobSummary) -> Bool) throws -> JobSummary {
