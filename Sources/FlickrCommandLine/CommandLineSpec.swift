@@ -263,11 +263,12 @@ package enum CommandLineSpec {
             ] + runActions),
         SubcommandSpec(
             name: "jobs",
-            synopsis: "[--json] | show JOB [--json] | apply JOB [--yes] [--events] [--max-outage SECONDS] "
+            synopsis: "[--json] | show JOB [--all] [--json] | apply JOB [--yes] [--events] [--max-outage SECONDS] "
                 + "| resume JOB [--events] [--max-outage SECONDS] | undo JOB [--yes] [--diff] [--force] [--events] [--max-outage SECONDS]",
             summary: "Lists the jobs on this machine (kind, state, photos, done, failed, conflicts, calls), shows one, "
                 + "or applies, resumes or undoes any job (JOB: an id, a plan file or last).",
-            options: [.flag("json", "print JSON (an array of job objects; show: one)")] + runOptions,
+            options: [.flag("json", "print JSON (an array of job objects; show: one, with every photo)"),
+                      .flag("all", "show: every photo with its status, not only those to act on")] + runOptions,
             positional: .choice(["show", "apply", "resume", "undo"])),
         SubcommandSpec(
             name: "sync", synopsis: "[--full] [--deep] [--json] [--events]",

@@ -144,7 +144,7 @@ extension FlickrModule {
                 }
                 defer { withExtendedLifetime(lock) {} }
                 let result = try await planner.plan(spec, query: chosen.query, find: chosen.find, rules: rules, custom: ruleGiven)
-                return (result: result, names: await lists.names, budget: (client.pacer as? SharedBudget)?.budget, database: store.path)
+                return (result: result, names: await lists.names, budget: (client.pacer as? SharedBudget)?.budget, store: store)
             } catch let e as JobError {
                 throw FlickrError.usage(e.message, method: function)
             } catch let e as EditSpecError {
@@ -152,7 +152,7 @@ extension FlickrModule {
             }
         }, deliver: { state, planned in
             try state.push(Self.planValue(planned.result, names: planned.names, budget: planned.budget))
-            state.push(try EditReport.planJSON(planned.result, database: planned.database, names: planned.names) + "\n")
+            state.push(try EditReport.planJSON(planned.result, store: planned.store, names: planned.names) + "\n")
             return 2
         })
     }

@@ -8,27 +8,20 @@ import Synchronization
 
 /// An edit plan and an edit job's photos as Lua sees them.
 extension FlickrModule {
-    /// One group's change, field by field as people name them: (field, from, to) in Lua form.
-    static func entries(_ from: EditValue, _ to: EditValue) -> [(field: String, from: LuaValue, to: LuaValue)] {
-        func s(_ text: String) -> LuaValue { .string(LuaString(text)) }
-        func list(_ l: [String]) -> LuaValue { .array(l.map(s)) }
-        func geo(_ g: GeoPoint?) -> LuaValue {
-            g.map { .map(["lat": .number($0.latitude), "lon": .number($0.longitude), "accuracy": .integer(Int64($0.accuracy))]) } ?? .nil
+    /// One field's change as Lua sees it: `{ field, group, from, to }` (from/to absent for none).
+    static func changeValue(_ c: EditFieldChange) -> LuaValue {
+        func lua(_ v: EditFieldChange.Value) -> LuaValue {
+            switch v {
+            case .text(let s): .string(LuaString(s))
+            case .integer(let n): .integer(Int64(n))
+            case .list(let l): .array(l.map { .string(LuaString($0)) })
+            case let .geo(lat, lon, accuracy): .map(["lat": .number(lat), "lon": .number(lon), "accuracy": .integer(Int64(accuracy))])
+            }
         }
-        switch (from, to) {
-        case let (.meta(t0, d0), .meta(t1, d1)):
-            return (t0 == t1 ? [] : [("title", s(t0), s(t1))]) + (d0 == d1 ? [] : [("description", s(d0), s(d1))])
-        case let (.dates(a, g0), .dates(b, g1)):
-            return [("date_taken", s(a), s(b))] + (g0 == g1 ? [] : [("date_taken_granularity", .integer(Int64(g0)), .integer(Int64(g1)))])
-        case let (.perms(a), .perms(b)): return [("privacy", s(a.description), s(b.description))]
-        case let (.license(a), .license(b)): return [("license", .integer(Int64(a)), .integer(Int64(b)))]
-        case (.safety, .safety): return [("safety", s(from.description), s(to.description))]
-        case let (.contentType(a), .contentType(b)): return [("content_type", a == nil ? .nil : s(from.description), b == nil ? .nil : s(to.description))]
-        case let (.geo(a), .geo(b)): return [("geo", geo(a), geo(b))]
-        case let (.sets(a), .sets(b)): return [("sets", list(a.sorted()), list(b.sorted()))]
-        case let (.tags(a), .tags(b)): return [("tags", list(a), list(b))]
-        default: return [(to.field.rawValue, s(from.description), s(to.description))]
-        }
+        var m: [LuaValue: LuaValue] = ["field": .string(LuaString(c.field)), "group": .string(LuaString(c.group.rawValue))]
+        if let from = c.from { m["from"] = lua(from) }
+        if let to = c.to { m["to"] = lua(to) }
+        return .map(m)
     }
 
     /// The plan table: `{ job, enumerated, calls, apply_calls, summary, fields = { meta = n, … },
@@ -39,15 +32,7 @@ extension FlickrModule {
         var perField: [LuaValue: LuaValue] = [:]
         for (field, n) in EditReport.perField(r.changes) { perField[.string(LuaString(field.rawValue))] = .integer(Int64(n)) }
         let photos: [LuaValue] = r.changes.map { change in
-            var changes: [LuaValue] = []
-            for target in change.targets {
-                for e in entries(change.pre.value(target.field), target) {
-                    var m: [LuaValue: LuaValue] = ["field": .string(LuaString(e.field)), "group": .string(LuaString(target.field.rawValue))]
-                    if e.from != .nil { m["from"] = e.from }
-                    if e.to != .nil { m["to"] = e.to }
-                    changes.append(.map(m))
-                }
-            }
+            let changes = EditFieldChange.changes(of: change).map(changeValue)
             return .map(["id": .string(LuaString(change.pre.photoID)), "lastupdate": .integer(Int64(change.pre.lastUpdate)),
                          "changes": .array(changes), "diff": .array(EditReport.lines(change, names: names).map { .string(LuaString($0)) })])
         }
@@ -64,15 +49,7 @@ extension FlickrModule {
     /// An edit job's photos for `flickr.jobs._photos`: `{ id, status, detail, changes = {…} }`.
     static func editPhotosValue(_ photos: [EditJobPhoto]) -> LuaValue {
         .array(photos.map { p in
-            var changes: [LuaValue] = []
-            for target in p.change.targets {
-                for e in entries(p.change.pre.value(target.field), target) {
-                    var m: [LuaValue: LuaValue] = ["field": .string(LuaString(e.field)), "group": .string(LuaString(target.field.rawValue))]
-                    if e.from != .nil { m["from"] = e.from }
-                    if e.to != .nil { m["to"] = e.to }
-                    changes.append(.map(m))
-                }
-            }
+            let changes = EditFieldChange.changes(of: p.change).map(changeValue)
             var m: [LuaValue: LuaValue] = ["id": .string(LuaString(p.change.pre.photoID)), "status": .string(LuaString(p.status.rawValue)),
                                            "changes": .array(changes)]
             if let d = p.detail { m["detail"] = .string(LuaString(d)) }

@@ -220,6 +220,92 @@ struct EditCommandTests {
         }
     }
 
+    @Test("Job fronts keep their word: jobs show counts by state and lists what to act on (--all every photo, --json for programs); a photo refused at plan time is refused, not failed, and alone does not fail apply; --json plans name each field and its group with typed values; a plan file applies on a machine without the job; retag and edit refuse each other's jobs naming the command that runs them, nothing sent")
+    func jobFronts() async throws {
+        let world = try CommandWorld("edit-fronts")
+        defer { try? FileManager.default.removeItem(at: world.directory) }
+        let ids = (1...6).map { "73000000\($0)" }
+        let photos: [[String: Any]] = ids.enumerated().map { n, id in
+            ["id": id, "owner": "alice", "title": "p\(n)", "tags": "front", "date_taken": n == 0 ? "1900-01-01 05:00:00" : "2019-05-0\(n) 10:00:00"]
+        }
+        let log = world.directory.appendingPathComponent("access.jsonl")
+        try await SandboxWorld.with(seed: .object(["users": [["username": "alice"]], "photos": photos]), accessLog: log) { sandbox in
+            let env = sandbox.environment(world.environment)
+            let client = sandbox.client()
+            func object(_ text: String) throws -> [String: Any] {
+                try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
+            }
+            // --json: each change by field, with its group and typed values.
+            let changes = ["--query", "tags=front", "--title", "T {title}", "--license", "4", "--geo", "1.5,2.5,11", "--shift-taken", "-1d"]
+            let json = try await Self.flickr(["edit", "plan", "--json"] + changes, env)
+            let document = try object(json.stdout)
+            let planned = try #require(document["photos"] as? [[String: Any]])
+            let first = try #require(planned.first?["changes"] as? [[String: Any]])
+            let byField = Dictionary(first.map { ($0["field"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+            #expect(byField["title"]?["group"] as? String == "meta" && (byField["title"]?["to"] as? String)?.hasPrefix("T p") == true, "\(first)")
+            #expect(byField["date_taken"]?["group"] as? String == "dates", "\(first)")
+            #expect(byField["license"]?["group"] as? String == "license" && byField["license"]?["to"] as? Int == 4, "\(first)")
+            let geo = try #require(byField["geo"]?["to"] as? [String: Any], "\(first)")
+            #expect(geo["lat"] as? Double == 1.5 && geo["lon"] as? Double == 2.5 && geo["accuracy"] as? Int == 11, "\(geo)")
+            #expect(planned.first?["diff"] is [String], "\(planned.first ?? [:])")
+            // The photo taken on 1900-01-01 cannot move a day earlier: refused at plan time.
+            let refused = try #require(document["refused"] as? [[String: Any]])
+            #expect(refused.map { $0["id"] as? String } == [ids[0]], "\(refused)")
+
+            // A plan file applied on a machine whose job database lacks the job: imported, then applied.
+            let file = world.directory.appendingPathComponent("plan.json").path
+            let plan = try await Self.flickr(["edit", "plan", "--out", file] + changes, env)
+            try #require(plan.status == 1, "\(plan.stdout)\(plan.stderr)")
+            let job = try Self.job(plan.stdout)
+            var other = env
+            other["XDG_STATE_HOME"] = world.directory.path + "/other-machine"
+            let apply = try await Self.flickr(["edit", "apply", file, "--yes"], other)
+            #expect(apply.status == 0, "refused photos alone do not fail apply: \(apply.stdout)\(apply.stderr)")
+            #expect(apply.stderr.contains("imported job \(job)"), "\(apply.stderr)")
+            #expect(apply.stdout.contains("5 of 5 photos done, 0 failed") && apply.stdout.contains("1 refused at plan time"), "\(apply.stdout)")
+            #expect(apply.stdout.contains("refused: photo \(ids[0])"), "\(apply.stdout)")
+            for id in ids.dropFirst() {
+                let info = try await client.call("flickr.photos.getInfo", ["photo_id": id])
+                #expect(info["photo"]?["title"]?.text?.hasPrefix("T p") == true && info["photo"]?["license"]?.string == "4", "photo \(id)")
+            }
+            let untouched = try await client.call("flickr.photos.getInfo", ["photo_id": ids[0]])
+            #expect(untouched["photo"]?["title"]?.text == "p0", "the refused photo was written")
+            let listed = try #require(try JSONSerialization.jsonObject(with: Data(try await Self.flickr(["jobs", "--json"], other).stdout.utf8)) as? [[String: Any]])
+            let entry = try #require(listed.first { $0["id"] as? String == job })
+            #expect(entry["state"] as? String == "done" && entry["refused"] as? Int == 1 && entry["failed"] as? Int == 0 && entry["photos"] as? Int == 5, "\(entry)")
+
+            // jobs show: counts by state and the photos to act on; --all every photo; --json all of it.
+            let shown = try await Self.flickr(["jobs", "show", job], other)
+            #expect(shown.status == 0 && shown.stdout.contains("5 done") && shown.stdout.contains("1 refused"), "\(shown.stdout)")
+            let photoLines = shown.stdout.split(separator: "\n").filter { $0.contains(": photo ") }
+            #expect(photoLines.count == 1 && photoLines[0].contains("refused: photo \(ids[0])"), "\(shown.stdout)")
+            let shownAll = try await Self.flickr(["jobs", "show", job, "--all"], other)
+            #expect(shownAll.stdout.split(separator: "\n").filter { $0.contains(": photo ") }.count == 6, "\(shownAll.stdout)")
+            let shownJSON = try object(try await Self.flickr(["jobs", "show", job, "--json"], other).stdout)
+            #expect((shownJSON["counts"] as? [String: Int])?["done"] == 5 && (shownJSON["photos_detail"] as? [Any])?.count == 6, "\(shownJSON)")
+            // A job never applied: its planned photos are counted, not listed.
+            let waiting = try await Self.flickr(["edit", "plan", "--query", "tags=front", "--title", "W {title}"], env)
+            let waitingShown = try await Self.flickr(["jobs", "show", try Self.job(waiting.stdout)], env)
+            #expect(waitingShown.stdout.contains("6 planned") && !waitingShown.stdout.contains("planned: photo"), "\(waitingShown.stdout)")
+
+            // retag and edit refuse each other's jobs, naming the command that runs them; nothing sent.
+            let retagPlan = try await Self.flickr(["retag", "plan", "--add", "fronts", "--query", "tags=front"], env)
+            let retagJob = try #require(retagPlan.stdout.firstMatch(of: /job (retag-[0-9a-f-]+):/).map { String($0.1) }, "\(retagPlan.stdout)")
+            let sent = LibraryWorld.calls(in: log).count
+            for (args, names) in [(["retag", "apply", job, "--yes"], "flickr edit apply \(job)"), (["retag", "resume", job], "flickr edit resume \(job)"),
+                                  (["retag", "undo", job, "--yes"], "flickr edit undo \(job)"),
+                                  (["edit", "apply", retagJob, "--yes"], "flickr retag apply \(retagJob)"),
+                                  (["edit", "undo", retagJob, "--yes"], "flickr retag undo \(retagJob)")] {
+                let r = try await Self.flickr(args, other.merging(["XDG_STATE_HOME": env["XDG_STATE_HOME"] ?? ""]) { $1 })
+                #expect(r.status == 2 && r.stderr.contains(names) && r.stderr.contains("flickr jobs"), "\(args): \(r.status) \(r.stderr)")
+            }
+            #expect(LibraryWorld.calls(in: log).count == sent, "a refused command sent a request")
+            // An edit's errors say edit.
+            let noKey = try await Self.flickr(["edit", "apply", "last", "--yes"], env.merging(["FLICKR_API_KEY": ""]) { $1 })
+            #expect(noKey.status == 2 && noKey.stderr.contains("edit") && !noKey.stderr.contains("retag"), "\(noKey.stderr)")
+        }
+    }
+
     @Test("--shift-taken on dates known to the month, the year or circa: -9h changes none (exit 0); +40d moves the month-date one whole month, day and granularity kept, and says so; the diff names the granularity on both sides; read back by getInfo")
     func shiftKeepsGranularity() async throws {
         let world = try CommandWorld("edit-granularity")

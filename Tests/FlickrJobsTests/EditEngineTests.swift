@@ -238,12 +238,14 @@ struct EditEngineTests {
             let text = EditReport.diff(plan, budget: nil, names: EditReport.Names())
             #expect(text.contains("photo \(ids[2]): not changed: geo: latitude 95 is outside -90..90"), "\(text)")
             #expect(text.contains("; \(expected.count) refused"), "\(text)")
-            let document = try EditReport.planJSON(plan, database: store.path, names: EditReport.Names())
+            let document = try EditReport.planJSON(plan, store: store, names: EditReport.Names())
             #expect(document.contains("\"reason\" : \"date taken 1850-06-01 12:00:00 is before 1900\""), "\(document)")
-            // Applied: the refused photos are recorded as failed and never sent a write.
+            // Applied: the refused photos are recorded as refused (not failed) and never sent a
+            // write; alone they do not fail the job.
             let from = Self.logged(log).count
             let outcome = try await EditRunner(client: alice, store: store).run(plan.job)
-            #expect(outcome.job.failed == expected.count && outcome.job.done == plan.changes.count, "\(outcome.job)")
+            #expect(outcome.job.refused == expected.count && outcome.job.failed == 0 && outcome.job.done == plan.changes.count
+                    && outcome.job.photos == plan.changes.count && outcome.job.state == "done", "\(outcome.job)")
             let writes = Self.logged(log).dropFirst(from).filter { $0.method.contains(".set") || $0.method.contains(".geo.") }
             #expect(!writes.contains { expected[$0.photo ?? ""] != nil }, "a refused photo was written: \(writes)")
             #expect(writes.count == plan.changes.reduce(0) { $0 + $1.calls })

@@ -220,7 +220,13 @@ struct RetagCommandTests {
             }
             kill(apply.process.processIdentifier, SIGINT)
             #expect(await apply.wait(timeout: 30) == 130)
-            #expect(apply.stderr.contains("flickr retag resume"), "\(apply.stderr)")
+            // With --events every line is NDJSON, the closing one (stdout) too: it names the resume.
+            let lines = (apply.stderr + apply.stdout).split(separator: "\n")
+            let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            #expect(objects.count == lines.count, "lines that are not JSON: \(lines.filter { !$0.hasPrefix("{") })")
+            #expect(apply.stderr.split(separator: "\n").contains { $0.contains("\"stopping\"") }, "\(apply.stderr)")
+            let closing = try #require(try JSONSerialization.jsonObject(with: Data(apply.stdout.utf8)) as? [String: Any], "\(apply.stdout)")
+            #expect(closing["exit"] as? Int == 130 && (closing["resume"] as? String)?.hasPrefix("flickr retag resume retag-") == true, "\(closing)")
             let jobs = try await Self.flickr(["jobs", "--json"], env)
             #expect(jobs.stdout.contains("interrupted"), "\(jobs.stdout)")
             let resume = try await Self.flickr(["retag", "resume"], env)

@@ -110,18 +110,17 @@ public enum EditReport {
 
     /// The plan as a JSON document (`flickr edit plan --json` and `--out`, `plan:save`), which
     /// `flickr edit apply FILE` takes: `job`, `database`, `enumerated`, `photos` (`id`,
-    /// `lastupdate`, `changes` with `field`, `from`, `to`, `diff`), `refused`, `apply_calls`,
-    /// `plan_calls`. No final newline.
-    public static func planJSON(_ r: EditPlanner.Result, database: String, names: Names) throws -> String {
+    /// `lastupdate`, `changes` with `field`, `group`, `from`, `to`, and `diff`), `refused`,
+    /// `apply_calls`, `plan_calls`, and `stored`, the job as `store` holds it (what another
+    /// machine's apply imports). No final newline.
+    public static func planJSON(_ r: EditPlanner.Result, store: JobStore, names: Names) throws -> String {
         let photos: [[String: Any]] = r.changes.map { change in
             ["id": change.pre.photoID, "lastupdate": change.pre.lastUpdate,
-             "changes": change.targets.map { target -> [String: Any] in
-                 ["field": target.field.rawValue, "from": change.pre.value(target.field).description, "to": target.description,
-                  "diff": lines(change.pre.value(target.field), target, names: names)]
-             }]
+             "changes": EditFieldChange.changes(of: change).map(\.json),
+             "diff": lines(change, names: names)]
         }
         let object: [String: Any] = [
-            "job": r.job, "database": database, "enumerated": r.enumerated, "photos": photos,
+            "job": r.job, "database": store.path, "enumerated": r.enumerated, "photos": photos, "stored": try store.exported(r.job),
             "refused": r.refused.map { ["id": $0.photo, "field": $0.refusal.field.rawValue, "reason": $0.refusal.reason] },
             "apply_calls": applyCalls(r.changes), "plan_calls": r.calls,
         ]

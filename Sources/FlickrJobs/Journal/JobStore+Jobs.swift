@@ -13,6 +13,9 @@ public enum PhotoStatus: String, Sendable, Codable, CaseIterable {
     case conflict
     /// Failed after retries (the reason is in `detail`).
     case failed
+    /// Refused at plan time — what Flickr would refuse for this photo (the reason is in
+    /// `detail`): never sent, not a failure of the run.
+    case refused
 }
 
 /// A job as `flickr jobs` lists it.
@@ -29,10 +32,13 @@ public struct JobSummary: Sendable, Hashable, Codable {
     public var endpoint: String
     public var rules: [String]
     public var enumerated: Int
+    /// The photos it changes (those refused at plan time are not among them).
     public var photos: Int
     public var done: Int
     public var failed: Int
     public var conflicts: Int
+    /// Photos refused at plan time (never sent).
+    public var refused: Int
     public var calls: Int
 }
 
@@ -91,7 +97,8 @@ extension JobStore {
     public func jobs() throws(JobError) -> [JobSummary] {
         try read { db in
             let rows = try Row.fetchAll(db, sql: """
-                SELECT j.*, (SELECT COUNT(*) FROM photo p WHERE p.job = j.id) AS photos,
+                SELECT j.*, (SELECT COUNT(*) FROM photo p WHERE p.job = j.id AND p.status != 'refused') AS photos,
+                  (SELECT COUNT(*) FROM photo p WHERE p.job = j.id AND p.status = 'refused') AS refused,
                   (SELECT COUNT(*) FROM photo p WHERE p.job = j.id AND p.status = 'done') AS done,
                   (SELECT COUNT(*) FROM photo p WHERE p.job = j.id AND p.status = 'failed') AS failed,
                   (SELECT COUNT(*) FROM photo p WHERE p.job = j.id AND p.status = 'conflict') AS conflicts
@@ -120,7 +127,7 @@ extension JobStore {
         return JobSummary(id: row["id"], kind: try Self.kind(row), undoOf: row["undo_of"], state: state, created: row["created"],
                           owner: row["owner"], endpoint: row["endpoint"], rules: rules, enumerated: row["enumerated"],
                           photos: row["photos"], done: row["done"], failed: row["failed"], conflicts: row["conflicts"],
-                          calls: row["calls"])
+                          refused: row["refused"], calls: row["calls"])
     }
 
     /// The folder of the runners' locks (``RunnerLock``), beside the database.
@@ -190,4 +197,71 @@ extension JobStore {
 
 extension String {
     func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}
+
+extension JobStore {
+    /// Job `id` as this database holds it — its record and each photo's change (pre-image and
+    /// target), status and detail — as a JSON object: the `stored` part of a plan file
+    /// (`--out`), which ``importPlanned(_:)`` stores in another machine's job database.
+    public func exported(_ id: String) throws(JobError) -> [String: Any] {
+        try read { db in
+            guard let job = try Row.fetchOne(db, sql: "SELECT * FROM job WHERE id = ?", arguments: [id]) else { throw JobError("no job \(id)") }
+            func object(_ text: String) -> Any { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) ?? NSNull() }
+            let photos = try Row.fetchAll(db, sql: "SELECT photo, seq, change, status, detail FROM photo WHERE job = ? ORDER BY seq", arguments: [id])
+                .map { row -> [String: Any] in
+                    ["photo": row["photo"] as String, "seq": row["seq"] as Int, "change": object(row["change"]),
+                     "status": row["status"] as String, "detail": (row["detail"] as String?) as Any? ?? NSNull()]
+                }
+            return ["id": id, "kind": job["kind"] as String, "undo_of": (job["undo_of"] as String?) as Any? ?? NSNull(),
+                    "owner": job["owner"] as String, "endpoint": job["endpoint"] as String, "rules": object(job["rules"]),
+                    "query": object(job["query"]), "plan_time": job["plan_time"] as Int, "enumerated": job["enumerated"] as Int,
+                    "calls": job["calls"] as Int, "photos": photos]
+        }
+    }
+
+    /// Stores a planned job a plan file carries (``exported(_:)``'s object), as planned, when
+    /// this database does not hold it yet; returns it. What cannot be a planned job of a known
+    /// kind — a job already run, a change that does not read as its kind's — is refused
+    /// whole, nothing stored.
+    public func importPlanned(_ stored: [String: Any]) throws(JobError) -> JobSummary {
+        guard let id = stored["id"] as? String, let kindName = stored["kind"] as? String, let kind = JobKind(rawValue: kindName),
+              let owner = stored["owner"] as? String, let endpoint = stored["endpoint"] as? String,
+              let planTime = stored["plan_time"] as? Int, let photos = stored["photos"] as? [[String: Any]] else {
+            throw JobError("the plan file's job is incomplete (id, kind, owner, endpoint, plan_time and photos are needed)")
+        }
+        if let held = try? job(id) { return held }
+        var rows: [(photo: String, seq: Int, change: String, status: String, detail: String?)] = []
+        for p in photos {
+            guard let photo = p["photo"] as? String, let seq = p["seq"] as? Int, let change = p["change"],
+                  let status = (p["status"] as? String).flatMap(PhotoStatus.init(rawValue:)), status == .planned || status == .refused,
+                  let data = try? JSONSerialization.data(withJSONObject: change, options: [.sortedKeys]) else {
+                throw JobError("the plan file's photo \(p["photo"] as? String ?? "?") is not a planned photo of job \(id)")
+            }
+            // Each change must read as its kind's: what apply will decode.
+            let readable = switch kind {
+            case .retag: (try? JSONDecoder().decode(PhotoChange.self, from: data)) != nil
+            case .edit: (try? JSONDecoder().decode(EditChange.self, from: data)) != nil
+            }
+            guard readable else { throw JobError("the plan file's photo \(photo) has no \(kind.rawValue) change that can be read") }
+            rows.append((photo, seq, String(decoding: data, as: UTF8.self), status.rawValue, p["detail"] as? String))
+        }
+        func text(_ value: Any?) -> String {
+            value.flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys, .fragmentsAllowed]) }
+                .map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+        }
+        try write { db in
+            let now = Date().timeIntervalSince1970
+            try db.execute(sql: """
+                INSERT INTO job (id, kind, undo_of, state, created, updated, owner, endpoint, rules, query, plan_time, enumerated, calls)
+                VALUES (?, ?, ?, 'planned', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [id, kind.rawValue, stored["undo_of"] as? String, now, now, owner, endpoint, text(stored["rules"]),
+                                 stored["query"] == nil ? "{}" : text(stored["query"]), planTime, stored["enumerated"] as? Int ?? rows.count,
+                                 stored["calls"] as? Int ?? 0])
+            for row in rows {
+                try db.execute(sql: "INSERT INTO photo (job, photo, seq, change, status, detail) VALUES (?, ?, ?, ?, ?, ?)",
+                               arguments: [id, row.photo, row.seq, row.change, row.status, row.detail])
+            }
+        }
+        return try job(id)
+    }
 }

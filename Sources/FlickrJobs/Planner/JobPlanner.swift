@@ -61,7 +61,7 @@ struct JobPlanner: Sendable {
                                 calls: calls, changes: []),
                          changes: changes + refused.map(\.change))
         for (change, refusal) in refused {
-            try store.record(job: id, photo: change.photoID, .failed, detail: work.detail(refusal))
+            try store.record(job: id, photo: change.photoID, .refused, detail: work.detail(refusal))
         }
         return Planned(job: id, enumerated: selection.photos.count, changes: changes, refused: refused, calls: calls, warnings: warnings)
     }

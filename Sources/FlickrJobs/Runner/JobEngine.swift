@@ -101,7 +101,8 @@ struct JobEngine<Work: PhotoWork> {
         let header = try store.header(job)
         var tally = Tally(job: job, start: Date(), secondsPerCall: work.settings.secondsPerCall)
         try store.setState("running", job: job, runner: getpid())
-        let photos = try store.entries(of: job, as: Work.Change.self)
+        // Photos refused at plan time are no part of the run.
+        let photos = try store.entries(of: job, as: Work.Change.self).filter { $0.status != .refused }
         tally.total = photos.count
         tally.done = photos.filter { $0.status == .done }.count
         tally.failed = photos.filter { $0.status == .failed && $0.intent == nil }.count

@@ -115,7 +115,7 @@ enum EditCommand {
     static func plan(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
         var p = try planArguments(parsed)
         for warning in p.warnings { FileHandleOutput.standardError("flickr edit plan: warning: \(warning)\n") }
-        let (opened, store) = try await RetagCommand.open(inv, env)
+        let (opened, store) = try await RetagCommand.open(inv, env, command: "edit")
         defer { opened.close() }
         let client = opened.session.client
         let result: EditPlanner.Result
@@ -182,7 +182,7 @@ enum EditCommand {
                                                + "a set when its last photo leaves it, and an undo cannot bring it back\n")
             }
         }
-        let document = try EditReport.planJSON(result, database: store.path, names: names)
+        let document = try EditReport.planJSON(result, store: store, names: names)
         if let out = p.out {
             do { try Data((document + "\n").utf8).write(to: URL(fileURLWithPath: out)) } catch {
                 FileHandleOutput.standardError("flickr edit plan: cannot write \(out): \(error.localizedDescription)\n")

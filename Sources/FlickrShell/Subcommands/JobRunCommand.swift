@@ -30,15 +30,24 @@ enum JobRunCommand {
 
         /// Whether `last` may mean `job`.
         func covers(_ job: JobSummary) -> Bool { scope.map { job.kind == $0 } ?? true }
+
+        /// Refuses (before anything is sent) a job of another kind than this front's, naming
+        /// the commands that run it.
+        func check(_ job: JobSummary, _ action: String) throws(Invocation.UsageError) {
+            guard !covers(job), let scope else { return }
+            throw Invocation.UsageError(message: "job \(job.id) is \(job.kind == .edit ? "an" : "a") \(job.kind.rawValue) job, not \(scope == .edit ? "an" : "a") "
+                                        + "\(scope.rawValue) job; run it with: flickr \(job.kind.rawValue) \(action) \(job.id) (or flickr jobs \(action) \(job.id))")
+        }
     }
 
     static func apply(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String], front: Front) async throws -> Int32 {
         let words = parsed.positional
         guard words.count == 1 else { throw Invocation.UsageError(message: front.usage("apply", "PLAN [--yes] [--events] [--max-outage SECONDS]")) }
         let maxOutage = try maxOutage(parsed)
-        let (opened, store) = try await RetagCommand.open(inv, env)
+        let (opened, store) = try await RetagCommand.open(inv, env, command: front.name)
         defer { opened.close() }
         let planned = try resolvePlan(words[0], store: store, accept: front.covers)
+        try front.check(planned, "apply")
         // One runner per job: the lock first, then the state as it is under the lock.
         guard let lock = try take(planned.id, store: store, front: front, action: "apply") else { return RetagCommand.tryLater }
         let job = try store.job(planned.id)
@@ -56,7 +65,7 @@ enum JobRunCommand {
         let words = parsed.positional
         guard words.count <= 1 else { throw Invocation.UsageError(message: front.usage("resume", "[JOB|last] [--events] [--max-outage SECONDS]")) }
         let maxOutage = try maxOutage(parsed)
-        let (opened, store) = try await RetagCommand.open(inv, env)
+        let (opened, store) = try await RetagCommand.open(inv, env, command: front.name)
         defer { opened.close() }
         let wanted = words.first ?? "last"
         let mine = try store.jobs().filter(front.covers)
@@ -68,6 +77,7 @@ enum JobRunCommand {
         // `resumable` chooses `last`; a job named by its id is taken whatever its state (a
         // finished one is said so, and nothing is sent).
         let found = try jobOrUsage(store, wanted, where: resumable)
+        try front.check(found, "resume")
         guard found.state != "done", found.state != "undone" else {
             print("job \(found.id) is \(found.state); nothing to resume")
             return 0
@@ -88,9 +98,10 @@ enum JobRunCommand {
             throw Invocation.UsageError(message: front.usage("undo", "[JOB|last] [--yes] [--diff] [--force] [--events] [--max-outage SECONDS]"))
         }
         let maxOutage = try maxOutage(parsed)
-        let (opened, store) = try await RetagCommand.open(inv, env)
+        let (opened, store) = try await RetagCommand.open(inv, env, command: front.name)
         defer { opened.close() }
         let job = try jobOrUsage(store, words.first ?? "last") { front.covers($0) && $0.undoOf == nil && $0.state != "planned" }
+        try front.check(job, "undo")
         if let undone = job.undoOf {
             throw Invocation.UsageError(message: "job \(job.id) is an undo; undo the \(job.kind.rawValue) job it reverses (\(undone)) instead")
         }
@@ -204,8 +215,18 @@ enum JobRunCommand {
                   let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let id = object["job"] as? String else {
                 throw Invocation.UsageError(message: "\(word) is not a plan written by flickr retag plan --out or flickr edit plan --out")
             }
-            do { return try store.job(id) } catch {
-                throw Invocation.UsageError(message: "the plan in \(word) (job \(id)) is not in this machine's job database \(store.path)")
+            if let held = try? store.job(id) { return held }
+            // Planned on another machine (or before this database was made): the file carries the job.
+            guard let stored = object["stored"] as? [String: Any], stored["id"] as? String == id else {
+                throw Invocation.UsageError(message: "the plan in \(word) (job \(id)) is not in this machine's job database \(store.path), "
+                                            + "and the file does not carry it (plan again with --out)")
+            }
+            do {
+                let job = try store.importPlanned(stored)
+                FileHandleOutput.standardError("imported job \(job.id) from \(word) into \(store.path)\n")
+                return job
+            } catch {
+                throw Invocation.UsageError(message: "\(word): \(error.message)")
             }
         }
         return try jobOrUsage(store, word, where: accept)

@@ -2,13 +2,13 @@ import FlickrCommandLine
 import FlickrJobs
 import Foundation
 
-/// `flickr jobs [--json]` and `flickr jobs show JOB [--json]`: the job database, read only;
+/// `flickr jobs [--json]` and `flickr jobs show JOB [--all] [--json]`: the job database, read only;
 /// `flickr jobs apply|resume|undo JOB`: any job, whatever its kind (``JobRunCommand``).
 enum JobsCommand {
     /// The options each word takes (the spec lists them all, for `jobs`'s help and completion):
     /// `--json` for the list and `show`, and for `apply`, `resume` and `undo` those of the run
     /// actions that `retag` and `edit` share.
-    static let optionsOf: [String: Set<String>] = CommandLineSpec.runActions.reduce(into: ["": ["json"], "show": ["json"]]) {
+    static let optionsOf: [String: Set<String>] = CommandLineSpec.runActions.reduce(into: ["": ["json"], "show": ["json", "all"]]) {
         $0[$1.name] = Set($1.options.map(\.name))
     }
 
@@ -37,10 +37,10 @@ enum JobsCommand {
         }
         let store = try JobStore(path: JobStore.defaultPath(environment: env))
         if word == "show" {
-            guard words.count == 2 else { throw Invocation.UsageError(message: "usage: flickr jobs show JOB [--json]") }
-            return try show(words[1], store: store, json: json)
+            guard words.count == 2 else { throw Invocation.UsageError(message: "usage: flickr jobs show JOB [--all] [--json]") }
+            return try show(words[1], store: store, json: json, all: parsed.has("all"))
         }
-        guard words.isEmpty else { throw Invocation.UsageError(message: "usage: flickr jobs [--json] | jobs show JOB [--json]") }
+        guard words.isEmpty else { throw Invocation.UsageError(message: "usage: flickr jobs [--json] | jobs show JOB [--all] [--json]") }
         let jobs = try store.jobs()
         if json {
             let array: [[String: Any]] = jobs.map(object)
@@ -72,56 +72,56 @@ enum JobsCommand {
         var o: [String: Any] = [
             "id": j.id, "kind": j.kind.rawValue, "parent": j.undoOf as Any? ?? NSNull(), "state": j.state, "created": j.created,
             "rules": j.rules, "enumerated": j.enumerated, "photos": j.photos, "done": j.done, "failed": j.failed,
-            "conflicts": j.conflicts, "calls": j.calls,
+            "conflicts": j.conflicts, "refused": j.refused, "calls": j.calls,
         ]
         if let undone = j.undoOf { o["undo_of"] = undone }
         return o
     }
 
-    static func show(_ id: String, store: JobStore, json: Bool) throws -> Int32 {
-        let job: JobSummary
-        do { job = try store.job(id) } catch { throw Invocation.UsageError(message: error.message) }
-        if job.kind == .edit { return try showEdit(job, store: store, json: json) }
-        let photos = try store.photos(of: job.id)
-        if json {
-            var o = object(job)
-            o["photos_detail"] = photos.map { p -> [String: Any] in
-                ["id": p.change.pre.photoID, "status": p.status.rawValue, "detail": p.detail as Any? ?? NSNull(),
-                 "removed": p.change.removed, "added": p.change.added]
-            }
-            print(String(decoding: try JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .prettyPrinted]), as: UTF8.self))
-            return 0
-        }
-        print("job \(job.id) (\(job.kind.rawValue)\(job.undoOf.map { ", the undo of \($0)" } ?? "")): \(job.state)")
-        print("rules: \(job.rules.joined(separator: " "))")
-        print("endpoint: \(job.endpoint), account \(job.owner)")
-        print("\(job.photos) photos: \(job.done) done, \(job.failed) failed, \(job.conflicts) conflicts; \(job.calls) calls; \(job.enumerated) looked at")
-        for p in photos where p.status != .done {
-            print("  \(p.status.rawValue): photo \(p.change.pre.photoID)\(p.detail.map { ": " + $0 } ?? "")")
-        }
-        return 0
+    /// One photo of a job as `jobs show` gives it: its status, the reason, and its changes
+    /// (a retag's tags removed and added, an edit's fields).
+    struct ShownPhoto {
+        var id: String
+        var status: PhotoStatus
+        var detail: String?
+        var changes: [String: Any]
     }
 
-    /// `jobs show` of an edit job (or its undo): each photo's fields and status.
-    static func showEdit(_ job: JobSummary, store: JobStore, json: Bool) throws -> Int32 {
-        let photos = try store.editPhotos(of: job.id)
+    /// `jobs show`: the job, its photos counted by status, and what a person acts on — each
+    /// photo that failed, conflicted or was refused at plan time, with its reason; `all`
+    /// lists every photo; `json` gives the job with every photo (`photos_detail`) and the counts.
+    static func show(_ id: String, store: JobStore, json: Bool, all: Bool) throws -> Int32 {
+        let job: JobSummary
+        do { job = try store.job(id) } catch { throw Invocation.UsageError(message: error.message) }
+        let photos: [ShownPhoto] = switch job.kind {
+        case .retag:
+            try store.photos(of: job.id).map { ShownPhoto(id: $0.change.pre.photoID, status: $0.status, detail: $0.detail,
+                                                          changes: ["removed": $0.change.removed, "added": $0.change.added]) }
+        case .edit:
+            try store.editPhotos(of: job.id).map { ShownPhoto(id: $0.change.pre.photoID, status: $0.status, detail: $0.detail,
+                                                              changes: ["changes": EditFieldChange.changes(of: $0.change).map(\.json)]) }
+        }
+        var counts: [String: Int] = [:]
+        for status in PhotoStatus.allCases { counts[status.rawValue] = 0 }
+        for p in photos { counts[p.status.rawValue, default: 0] += 1 }
         if json {
             var o = object(job)
+            o["counts"] = counts
             o["photos_detail"] = photos.map { p -> [String: Any] in
-                ["id": p.change.pre.photoID, "status": p.status.rawValue, "detail": p.detail as Any? ?? NSNull(),
-                 "changes": p.change.targets.map { ["field": $0.field.rawValue, "from": p.change.pre.value($0.field).description,
-                                                    "to": $0.description] }]
+                ["id": p.id, "status": p.status.rawValue, "detail": p.detail as Any? ?? NSNull()].merging(p.changes) { a, _ in a }
             }
             print(String(decoding: try JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .prettyPrinted]), as: UTF8.self))
             return 0
         }
         print("job \(job.id) (\(job.kind.rawValue)\(job.undoOf.map { ", the undo of \($0)" } ?? "")): \(job.state)")
-        print("changes: \(job.rules.joined(separator: " "))")
+        print("\(job.kind == .retag ? "rules" : "changes"): \(job.rules.joined(separator: " "))")
         print("endpoint: \(job.endpoint), account \(job.owner)")
-        print("\(job.photos) photos: \(job.done) done, \(job.failed) failed, \(job.conflicts) conflicts; \(job.calls) calls; \(job.enumerated) looked at")
-        for p in photos where p.status != .done {
-            print("  \(p.status.rawValue): photo \(p.change.pre.photoID)\(p.detail.map { ": " + $0 } ?? "")")
-        }
+        print("\(job.calls) calls; \(job.enumerated) photos looked at")
+        print(PhotoStatus.allCases.filter { counts[$0.rawValue, default: 0] > 0 || [.planned, .done, .failed, .conflict].contains($0) }
+            .map { "\(counts[$0.rawValue] ?? 0) \($0.rawValue)" }.joined(separator: ", "))
+        let shown = all ? photos : photos.filter { [.failed, .conflict, .refused].contains($0.status) }
+        for p in shown { print("  \(p.status.rawValue): photo \(p.id)\(p.detail.map { ": " + $0 } ?? "")") }
+        if !all, shown.count < photos.count { print("(every photo: flickr jobs show \(job.id) --all)") }
         return 0
     }
 }

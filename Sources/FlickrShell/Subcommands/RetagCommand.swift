@@ -99,7 +99,7 @@ enum RetagCommand {
     static func plan(_ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
         let p = try planArguments(parsed)
         for warning in p.warnings { FileHandleOutput.standardError("flickr retag plan: warning: \(warning)\n") }
-        let (opened, store) = try await open(inv, env)
+        let (opened, store) = try await open(inv, env, command: "retag")
         defer { opened.close() }
         let result: RetagPlanner.Result
         do {
@@ -207,6 +207,7 @@ enum RetagCommand {
         let refused: [[String: Any]] = r.refused.map { ["id": $0.0.pre.photoID, "reason": $0.1] }
         let object: [String: Any] = [
             "job": r.job, "database": store.path, "enumerated": r.enumerated, "photos": photos, "refused": refused,
+            "stored": try store.exported(r.job),
             "apply_calls": applyCalls(r.changes), "plan_calls": r.calls,
         ]
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
@@ -214,12 +215,13 @@ enum RetagCommand {
     }
 
     /// The client session and the job database.
-    static func open(_ inv: Invocation, _ env: [String: String]) async throws -> (Subcommands.OpenSession, JobStore) {
+    /// `command` (`retag`, `edit`, `jobs`) names the command in its errors.
+    static func open(_ inv: Invocation, _ env: [String: String], command: String) async throws -> (Subcommands.OpenSession, JobStore) {
         let store = try JobStore(path: JobStore.defaultPath(environment: env))
         let opened = try await Subcommands.session(inv, env)
         guard !opened.session.client.context.apiKey.isEmpty else {
             opened.close()
-            throw FlickrError.missingCredentials("API key", method: "retag")
+            throw FlickrError.missingCredentials("API key", method: command)
         }
         return (opened, store)
     }
