@@ -147,7 +147,7 @@ extension FlickrModule {
         var m: [LuaValue: LuaValue] = [
             "id": .string(LuaString(j.id)), "kind": .string(LuaString(j.kind.rawValue)), "state": .string(LuaString(j.state)),
             "photos": .integer(Int64(j.photos)), "done": .integer(Int64(j.done)), "failed": .integer(Int64(j.failed)),
-            "conflicts": .integer(Int64(j.conflicts)), "calls": .integer(Int64(j.calls)), "enumerated": .integer(Int64(j.enumerated)),
+            "conflicts": .integer(Int64(j.conflicts)), "refused": .integer(Int64(j.refused)), "calls": .integer(Int64(j.calls)), "enumerated": .integer(Int64(j.enumerated)),
             "rules": .array(j.rules.map { .string(LuaString($0)) }),
         ]
         if let undone = j.undoOf {
