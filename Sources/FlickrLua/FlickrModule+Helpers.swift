@@ -43,8 +43,10 @@ extension FlickrModule {
             return .results(1)
         }
         define(state, flickr, "methods") { call in
-            let prefix = try call.optionalString(1)
-            let names = MethodCatalog.shared.names.sorted().filter { prefix == nil || $0.hasPrefix(prefix!) || $0.hasPrefix("flickr." + prefix!) }
+            // A group is the names under a dotted path (`flickr.photos` is not `flickr.photosets`),
+            // as `flickr help photos` lists them.
+            let names = try call.optionalString(1).map { group in MethodCatalog.shared.methods(inGroup: group).map(\.name).sorted() }
+                ?? MethodCatalog.shared.names.sorted()
             call.state.newTable(array: Int32(names.count))
             for (i, n) in names.enumerated() {
                 call.state.push(n)

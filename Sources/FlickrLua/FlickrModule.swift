@@ -41,11 +41,12 @@ final class FlickrModule {
         let c = resolved.credentials
         // The profile's saved user describes its token only: not one given some other way.
         let stored = resolved.profileExists ? try profiles.load(resolved.profileName) : nil
-        let user = (stored?.oauthToken != nil && stored?.oauthToken == c.oauthToken && explicit.token == nil)
-            ? stored?.username.map { name in name + (stored?.userNSID.map { " (\($0))" } ?? "") } : nil
-        return explicit.over(FlickrSettings(apiKey: c.apiKey, secret: c.apiSecret, token: c.oauthToken,
-                                            tokenSecret: c.oauthTokenSecret, endpoint: c.endpoint,
-                                            profile: resolved.profileName, user: user))
+        let ownToken = stored?.oauthToken != nil && stored?.oauthToken == c.oauthToken && explicit.token == nil
+        let user = ownToken ? stored?.username.map { name in name + (stored?.userNSID.map { " (\($0))" } ?? "") } : nil
+        var lower = FlickrSettings(apiKey: c.apiKey, secret: c.apiSecret, token: c.oauthToken, tokenSecret: c.oauthTokenSecret,
+                                   endpoint: c.endpoint, profile: resolved.profileName, user: user)
+        lower.permission = ownToken ? stored?.perms.flatMap(FlickrPermission.init(rawValue:)) : nil
+        return explicit.over(lower)
     }
 
     /// Recomputes the settings in force and puts them into the client.

@@ -17,6 +17,9 @@ public struct FlickrSettings: Sendable, Hashable {
     /// Who the credentials belong to, as known without a call ("name (NSID)": a profile's saved
     /// user, the sandbox's); nil when unknown. Shown, never sent.
     public var user: String?
+    /// The permission the token was granted, when known (a profile's saved `perms`, for its own
+    /// token only): a call that needs more is refused before any request.
+    public var permission: FlickrPermission?
     public var format: FlickrContext.Format?
     /// Seconds for an ordinary call.
     public var timeout: Double?
@@ -57,6 +60,13 @@ public struct FlickrSettings: Sendable, Hashable {
                        profile: profile ?? lower.profile, user: user ?? lower.user, format: format ?? lower.format,
                        timeout: timeout ?? lower.timeout, uploadTimeout: uploadTimeout ?? lower.uploadTimeout,
                        retries: retries ?? lower.retries, rate: rate ?? lower.rate, burst: burst ?? lower.burst)
+            .withPermission(permission ?? lower.permission)
+    }
+
+    private func withPermission(_ p: FlickrPermission?) -> FlickrSettings {
+        var s = self
+        s.permission = p
+        return s
     }
 
     /// The client context these settings describe.
@@ -74,10 +84,12 @@ public struct FlickrSettings: Sendable, Hashable {
             ratePolicy = p
         }
         let hasOAuth = token != nil && tokenSecret != nil
-        return FlickrContext(apiKey: apiKey ?? "", sharedSecret: secret ?? "",
-                             oauthToken: hasOAuth ? token : nil, oauthTokenSecret: hasOAuth ? tokenSecret : nil,
-                             authToken: hasOAuth ? nil : authToken, endpoints: endpoints, format: format ?? .xml,
-                             requestTimeout: timeout ?? 30, uploadTimeout: uploadTimeout ?? 600,
-                             retryPolicy: retry, ratePolicy: ratePolicy)
+        var context = FlickrContext(apiKey: apiKey ?? "", sharedSecret: secret ?? "",
+                                    oauthToken: hasOAuth ? token : nil, oauthTokenSecret: hasOAuth ? tokenSecret : nil,
+                                    authToken: hasOAuth ? nil : authToken, endpoints: endpoints, format: format ?? .xml,
+                                    requestTimeout: timeout ?? 30, uploadTimeout: uploadTimeout ?? 600,
+                                    retryPolicy: retry, ratePolicy: ratePolicy)
+        context.tokenPermission = hasOAuth ? permission : nil
+        return context
     }
 }

@@ -92,6 +92,12 @@ struct SubcommandTests {
         #expect(who.status == 0, "\(who.stderr)")
         #expect(who.stdout.hasPrefix("\(sandbox.credentials.username) (\(sandbox.credentials.userNSID))"))
         #expect(who.stdout.contains("perms: \(perms)"))
+        if perms == "read" {
+            // The profile says the token reads only: a write is refused before any request.
+            let write = try await run(["call", "flickr.photos.addTags", "photo_id=1", "tags=x"])
+            #expect(write.status == 2 && write.stderr.contains("granted read") && write.stderr.contains("flickr login --perms write"),
+                    "\(write.stderr)")
+        }
         let out = try await run(["logout"])
         #expect(out.status == 0 && out.stdout.contains("Logged out"))
         let after = try await run(["whoami"])
@@ -127,6 +133,25 @@ struct SubcommandTests {
             let status = await login.wait(timeout: 120)
             #expect(status == 0, "\(login.stdout) \(login.stderr)")
             try await checkProfileAndWhoAmI(sandbox, perms: "read")
+        }
+    }
+
+    @Test("A write with an app key and no login, or by GET, is refused before any request, naming what to do")
+    func writesRefusedBeforeSending() async throws {
+        let log = dir.appendingPathComponent("access.jsonl")
+        try await SandboxWorld.with(accessLog: log) { sandbox in
+            let requests = { ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").count }
+            let before = requests()
+            let appOnly = loginEnvironment(sandbox).merging(["FLICKR_ENDPOINT": sandbox.url]) { $1 }
+            let noLogin = try await run(["call", "flickr.photos.addTags", "photo_id=1", "tags=x"], env: appOnly)
+            #expect(noLogin.status == 2 && noLogin.stderr.contains("needs write permission, and no login is configured")
+                    && noLogin.stderr.contains("flickr login --perms write"), "\(noLogin.stderr)")
+            let byGet = try await run(["call", "flickr.photos.addTags", "photo_id=1", "tags=x", "--verb", "GET"], env: sandbox.environment([:]))
+            #expect(byGet.status == 2 && byGet.stderr.contains("only by POST"), "\(byGet.stderr)")
+            #expect(requests() == before, "a refused write sent a request")
+            // A read that needs no login still goes.
+            let open = try await run(["call", "flickr.photos.search", "tags=x", "per_page=1"], env: appOnly)
+            #expect(open.status == 0 && requests() == before + 1, "\(open.stderr)")
         }
     }
 

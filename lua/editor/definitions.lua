@@ -422,7 +422,7 @@ function flickr.photo_id_from_short_url(url) end
 ---@return flickr.Help
 function flickr.help(name) end
 --@@ helper methods
----The catalog's method names, sorted; with a prefix, those of a group (`flickr.methods("flickr.photos")`).
+---The catalog's method names, sorted; with a group, the names under that dotted path (`flickr.methods("flickr.photos")`: photos and its subgroups, not photosets).
 ---@param prefix? string
 ---@return string[]
 function flickr.methods(prefix) end

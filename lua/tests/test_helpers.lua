@@ -64,7 +64,14 @@ check.flickr_error("usage", flickr.help, "flickr.no.such")
 local names = flickr.methods()
 for i = 2, #names do ok(names[i - 1] < names[i], "sorted") end
 eq(#flickr.methods("flickr.photosets."), #flickr.methods("photosets."))
-ok(#flickr.methods("photosets.") > 5, "prefix filter")
+ok(#flickr.methods("photosets.") > 5, "a group's methods")
+-- A group is a dotted path, not a string prefix: photos is not photosets, test not testimonials.
+for _, n in ipairs(flickr.methods("flickr.photos")) do
+  ok(n:find("^flickr%.photos%.") and not n:find("^flickr%.photosets"), "flickr.photos lists " .. n)
+end
+for _, n in ipairs(flickr.methods("test")) do ok(n:find("^flickr%.test%."), "test lists " .. n) end
+ok(#flickr.methods("flickr.photos") > 40, "photos and its subgroups (comments, geo, …)")
+eq(#flickr.methods("flickr.photos.comments"), #flickr.methods("photos.comments"))
 
 -- config: secrets redacted, rate unlimited against the sandbox.
 local c = flickr.config()

@@ -89,6 +89,10 @@ extension FlickrClient {
                            strict: Bool = true,
                            interpret: @escaping @Sendable (HTTPResult, String) async throws(FlickrError) -> T) async throws(FlickrError) -> T {
         let name = try preflight(method, arguments, strict: strict)
+        if verb == .get, let known = MethodCatalog.shared.method(name), known.perms >= .write {
+            throw FlickrError.usage("\(name) writes, and Flickr takes a write only by POST (it answers 116 to a GET); nothing was sent",
+                                    method: name, remedy: .init(commandLine: ": leave out --verb GET", swift: ": leave out verb: .get"))
+        }
         let catalogVerb = MethodCatalog.shared.method(name).map { $0.verb == "POST" ? HTTPVerb.post : .get }
         let chosen = verb ?? catalogVerb ?? .get
         let isWrite = MethodCatalog.shared.method(name).map { $0.perms >= .write } ?? (chosen == .post)
@@ -122,10 +126,29 @@ extension FlickrClient {
                                                   swift: ": give the context an OAuth token (FlickrContext(apiKey:sharedSecret:oauthToken:oauthTokenSecret:)), "
                                                       + "or pass an NSID such as 12037949754@N01"))
         }
+        if let needed = MethodCatalog.shared.method(name)?.perms, needed > .none {
+            try Self.checkPermission(needed, for: name, context: ctx)
+        }
         if Self.tagStringMethods.contains(name), let tags = arguments.last(where: { $0.0 == "tags" })?.1 {
             try Self.checkTags(tags, method: name)
         }
         return name
+    }
+
+    /// Refuses a call that needs `needed` when the context has no token at all, or a token
+    /// known to hold less: Flickr would answer 99 (insufficient permissions) after the request.
+    static func checkPermission(_ needed: FlickrPermission, for name: String, context ctx: FlickrContext) throws(FlickrError) {
+        let remedy = FlickrError.Remedy(commandLine: ": run `flickr login --perms \(needed.rawValue)`",
+                                        swift: ": give the context an OAuth token granted \(needed.rawValue) permission "
+                                            + "(FlickrContext(apiKey:sharedSecret:oauthToken:oauthTokenSecret:))")
+        if !ctx.hasOAuthToken, ctx.authToken == nil {
+            throw FlickrError.usage("\(name) needs \(needed.rawValue) permission, and no login is configured; nothing was sent",
+                                    method: name, remedy: remedy)
+        }
+        if let granted = ctx.tokenPermission, granted < needed {
+            throw FlickrError.usage("\(name) needs \(needed.rawValue) permission, and this login was granted \(granted.rawValue); nothing was sent",
+                                    method: name, remedy: remedy)
+        }
     }
 
     /// The methods whose `tags` argument is a tag string (upload's `tags` field is one too).

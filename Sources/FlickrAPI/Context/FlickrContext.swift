@@ -39,6 +39,9 @@ public struct FlickrContext: Sendable, Hashable, CustomStringConvertible {
     public var ratePolicy: RatePolicy
     /// Where OAuth parameters go (query/body, or the Authorization header).
     public var signaturePlacement: SignaturePlacement
+    /// The permission the token was granted, when known (a profile `flickr login` saved records
+    /// it); nil when unknown. A call that needs more is refused before any request.
+    public var tokenPermission: FlickrPermission?
 
     /// A context with these credentials and settings; timeouts are in seconds, and a nil
     /// `ratePolicy` takes ``RatePolicy/default(for:)`` of `endpoints`.
