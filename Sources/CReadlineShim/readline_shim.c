@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
 #include <unistd.h>
@@ -275,6 +276,9 @@ int frl_readline(const char *prompt, char **out) {
     *out = NULL;
     got_line = NULL;
     got_done = 0;
+    /* readline leaves rl_eof_found set after a Ctrl-D (one at `>>` included, which the REPL
+       survives): cleared, the first key of the next line is not taken for an end of file. */
+    rl_eof_found = 0;
     if (rl_instream == NULL) rl_instream = stdin;
     if (rl_outstream == NULL) rl_outstream = stdout;
     fflush(stdout);
@@ -397,35 +401,57 @@ void frl_history_setup(int max) {
     if (max > 0) stifle_history(max);
 }
 
-void frl_history_add(const char *entry) {
-    if (!entry || !*entry) return;
+/* The file each entry is appended to as it is entered, and the entries it keeps. */
+static char *history_file = NULL;
+static int history_max = 0;
+
+void frl_history_file(const char *path, int max) {
+    free(history_file);
+    history_file = path ? strdup(path) : NULL;
+    history_max = max;
+}
+
+/* Appends the newest entry to the history file and trims the file to `history_max` entries,
+   holding an exclusive lock on PATH.lock: two REPLs appending at once keep both their lines,
+   and a trim (which readline does by writing a new file and renaming it) never races an
+   append. The lock file is never renamed, so everyone locks the same inode. 0 or an errno. */
+static int append_newest(void) {
+    size_t n = strlen(history_file);
+    char *lock_path = malloc(n + 6);
+    if (!lock_path) return ENOMEM;
+    memcpy(lock_path, history_file, n);
+    memcpy(lock_path + n, ".lock", 6);
+    int lock = open(lock_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    free(lock_path);
+    if (lock < 0) return errno;
+    int status = 0;
+    while (flock(lock, LOCK_EX) != 0) {
+        if (errno != EINTR) { status = errno; break; }
+    }
+    if (status == 0) {
+        /* append_history opens the file without O_CREAT: make it first (mode 0600). */
+        int fd = open(history_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        if (fd < 0) status = errno; else close(fd);
+        if (status == 0) status = append_history(1, history_file);
+        if (status == 0 && history_max > 0) status = history_truncate_file(history_file, history_max);
+    }
+    close(lock);  /* releases the lock */
+    return status;
+}
+
+int frl_history_add(const char *entry) {
+    if (!entry || !*entry) return 0;
     HIST_ENTRY *last = history_length > 0 ? history_get(history_base + history_length - 1) : NULL;
-    if (!last || strcmp(last->line, entry) != 0) add_history(entry);  /* no consecutive duplicates */
+    if (last && strcmp(last->line, entry) == 0) return 0;  /* no consecutive duplicates */
+    add_history(entry);
     using_history();
+    return history_file ? append_newest() : 0;
 }
 
 int frl_history_load(const char *path) {
     int r = read_history(path);
     using_history();
     return r;
-}
-
-int frl_history_save(const char *path) { return write_history(path); }
-
-static char *exit_path = NULL;
-static int exit_registered = 0;
-
-static void save_at_exit(void) {
-    if (exit_path) write_history(exit_path);
-}
-
-void frl_history_save_at_exit(const char *path) {
-    free(exit_path);
-    exit_path = path ? strdup(path) : NULL;
-    if (exit_path && !exit_registered) {
-        atexit(save_at_exit);
-        exit_registered = 1;
-    }
 }
 
 int frl_history_count(void) { return history_length; }

@@ -104,8 +104,8 @@ package struct SubcommandSpec: Equatable, Sendable {
             lines += CommandLineSpec.table(action.options)
         }
         lines.append("")
-        lines.append("Global options (--sandbox, --endpoint, --profile, --debug, --no-color) belong before "
-                     + "\(name), and are understood after it too; see flickr --help.")
+        lines.append("Global options (before \(name), and understood after it too):")
+        lines += CommandLineSpec.table(CommandLineSpec.globalOptions.filter { $0.name != "help" && $0.name != "version" })
         return lines.joined(separator: "\n")
     }
 }

@@ -55,6 +55,9 @@ public final class FlickrLuaSession: Sendable {
         let profiles = options.profiles ?? ProfileStore(environment: options.environment)
         let settings = try FlickrModule.resolve(explicit: options.settings, environment: options.environment,
                                                 profiles: profiles)
+        if let profile = settings.profile, let warning = profiles.exposure(of: profile) {
+            FileHandle.standardError.write(Data("flickr: warning: \(warning)\n".utf8))
+        }
         let client = FlickrClient(context: settings.context(), transport: options.transport, logger: options.logger)
         let runtime = try LuaRuntime(options.runtime)
         self.runtime = runtime

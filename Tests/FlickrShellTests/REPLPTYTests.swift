@@ -46,9 +46,9 @@ struct REPLPTYTests {
         try await Self.scenario("resize", checks: ["resized at the prompt", "resized during a call"])
     }
 
-    @Test("Ctrl-D at >> reports the unfinished chunk and keeps the session, as lua.c")
+    @Test("Ctrl-D at >> reports the unfinished chunk and keeps the session, as lua.c, with the next keys typed one by one")
     func endOfInputInAContinuation() async throws {
-        try await Self.scenario("eof_continuation", checks: ["Ctrl-D at >> reports 'end' expected"])
+        try await Self.scenario("eof_continuation", checks: ["Ctrl-D at >> reports 'end' expected", "keys typed one by one after Ctrl-D"])
     }
 
     @Test(": and Tab complete the REPL's commands; an unknown namespace gets a did-you-mean")
@@ -91,9 +91,9 @@ struct REPLPTYTests {
         try await Self.scenario("transfer_interrupt", sandbox: true, checks: ["one Ctrl-C:", "two Ctrl-Cs:", "download: one Ctrl-C"])
     }
 
-    @Test("history persists across two runs, multi-line chunks whole; Ctrl-R finds an entry")
+    @Test("history persists across two runs, multi-line chunks whole; Ctrl-R finds an entry; two sessions at once keep both; SIGHUP loses nothing")
     func history() async throws {
-        try await Self.scenario("history", checks: ["saved the history file", "Up recalls", "Ctrl-R finds"])
+        try await Self.scenario("history", checks: ["saved the history file", "Up recalls", "Ctrl-R finds", "two sessions at once keep both", "SIGHUP loses nothing"])
     }
 
     @Test("colour on a terminal; none under NO_COLOR or --no-color")

@@ -118,6 +118,22 @@ struct TransferCommandTests {
         return try #require(sets.first { ($0["title"] as? [String: Any])?["_text"] as? String == title }?["id"] as? String)
     }
 
+    @Test("download --search of 4,200 matches, past Flickr's 4,000-result cap: every photo on disk, each once, by upload-date windows; exit 0")
+    func downloadPastTheSearchCap() async throws {
+        let photos: [[String: Any]] = (0..<4_200).map {
+            ["id": String(9_200_000_000 + $0), "owner": "alice", "tags": "capped", "date_posted": 1_400_000_000 + $0 * 60]
+        }
+        try await SandboxWorld.withProcess(seed: .object(["users": [["username": "alice"]], "photos": photos]),
+                                           environment: world.environment) { sandbox in
+            let env = sandbox.environment(world.environment)
+            let r = try await run(["download", "--search", "user_id=me", "tags=capped", "--size", "s", "--dir", "capped"], env)
+            #expect(r.status == 0, "\(r.stderr.suffix(400))")
+            let files = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("capped").path)
+            #expect(files.count == 4_200, "\(files.count) files for 4,200 matches: \(r.stderr.suffix(300))")
+            #expect(Set(files.map { $0.prefix { $0 != "_" && $0 != "." } }).count == 4_200, "a photo twice or missing")
+        }
+    }
+
     @Test func refusalsCostNoRequest() async throws {
         // No credentials and nothing uploadable: the command stops before it would need either.
         try write("notes.txt", Array("hello".utf8))

@@ -14,6 +14,7 @@ import contextlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -508,6 +509,33 @@ def history(a, home):
         s2.prompt()
         ok("Ctrl-R finds '40 + 2' from the previous run")
 
+    def saved():
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    # Two sessions at once: the one that leaves first keeps its lines when the other leaves.
+    with repl(a, home, env=env, quit_with=None, what="third run") as s3, repl(a, home, env=env, what="fourth run") as s4:
+        for session, text in ((s3, "'from three'"), (s4, "'from four'")):
+            session.send(text + "\r")
+            session.prompt()
+        s3.send("\x04")
+        if s3.finish("third run") != 0:
+            raise Fail("the third run did not exit 0")
+        s4.send("'four again'\r")
+        s4.prompt()
+    for text in ("'from three'", "'from four'", "'four again'", "40 + 2"):
+        if text not in saved():
+            raise Fail(f"two sessions at once: {text} is not in the history file: {saved()!r}")
+    ok("two sessions at once keep both their lines")
+    # A closed terminal (SIGHUP): what was entered is in the file already.
+    with repl(a, home, env=env, quit_with=None, what="hung-up run") as s5:
+        s5.send("'before the hangup'\r")
+        s5.prompt()
+        s5.child.kill(signal.SIGHUP)
+        s5.finish("hung-up run")
+    if "'before the hangup'" not in saved():
+        raise Fail(f"SIGHUP lost the session's line: {saved()!r}")
+    ok("SIGHUP loses nothing: each line reached the file when it was entered")
+
 
 def color(a, home):
     # colour on a terminal without NO_COLOR …
@@ -777,6 +805,27 @@ def eof_continuation(a, home):
         s.expect(re.compile(rb"\r\n5\r\n"), "the session's variables survive")
         s.prompt()
         ok("Ctrl-D at >> reports 'end' expected near <eof> and keeps the session")
+        # Typed key by key, as a person does, after a Ctrl-D at >> (x = { is unfinished).
+        for key in "x = {\r":
+            s.send(key)
+            time.sleep(0.05)
+        s.expect(re.compile(rb"\n>> $"), "continuation of x = {")
+        s.send("\x04")
+        s.expect("stdin:1: unexpected symbol near <eof>", "the unfinished table is reported (as lua5.4 says it)")
+        s.prompt("primary prompt after the second Ctrl-D at >>")
+        for key in "x\r":
+            time.sleep(0.2)
+            s.send(key)
+        s.expect(re.compile(rb"\r\n5\r\n"), "a key typed after Ctrl-D at >> does not end the REPL")
+        s.prompt()
+        for key in "y = x * 2\r":
+            s.send(key)
+            time.sleep(0.03)
+        s.prompt()
+        s.send("y\r")
+        s.expect(re.compile(rb"\r\n10\r\n"), "the REPL fully works after")
+        s.prompt()
+        ok("keys typed one by one after Ctrl-D at >> keep the session")
 
 
 def command_completion(a, home):

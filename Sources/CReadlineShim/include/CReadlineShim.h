@@ -57,13 +57,14 @@ int frl_rows(void);
 /* History: `max` entries kept; entries may contain newlines (written with timestamps so that
    they read back whole). */
 void frl_history_setup(int max);
-void frl_history_add(const char *entry);
+/* Adds an entry (not a repeat of the last); with a history file set, appends it there at once
+   (a closed terminal or a second REPL loses nothing). 0 on success, else an errno value. */
+int frl_history_add(const char *entry);
 /* 0 on success, else an errno value. */
 int frl_history_load(const char *path);
-int frl_history_save(const char *path);
-/* Saves the history to `path` when the process exits (os.exit in the REPL included); NULL
-   cancels. The REPL saves itself on a normal exit and then cancels this. */
-void frl_history_save_at_exit(const char *path);
+/* The file each entry is appended to when added, trimmed to `max` entries under a lock
+   (PATH.lock); NULL: none. */
+void frl_history_file(const char *path, int max);
 /* Number of entries, and entry i (0-based; NULL when out of range), for tests and :history. */
 int frl_history_count(void);
 const char *frl_history_entry(int i);

@@ -126,7 +126,8 @@ extension FlickrClient {
                                                   swift: ": give the context an OAuth token (FlickrContext(apiKey:sharedSecret:oauthToken:oauthTokenSecret:)), "
                                                       + "or pass an NSID such as 12037949754@N01"))
         }
-        if let needed = MethodCatalog.shared.method(name)?.perms, needed > .none {
+        // (Without an API key nothing can be signed: that error, which says what to set, comes first.)
+        if let needed = MethodCatalog.shared.method(name)?.perms, needed > .none, !ctx.apiKey.isEmpty {
             try Self.checkPermission(needed, for: name, context: ctx)
         }
         if Self.tagStringMethods.contains(name), let tags = arguments.last(where: { $0.0 == "tags" })?.1 {

@@ -113,11 +113,56 @@ public struct ProfileStore: Sendable {
     public func load(_ name: String) throws(FlickrError) -> FlickrProfile? {
         let file = try url(for: name)
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
-        do {
-            return try JSONDecoder().decode(FlickrProfile.self, from: Data(contentsOf: file))
-        } catch {
+        let data: Data
+        do { data = try Data(contentsOf: file) } catch {
             throw FlickrError.usage("cannot read profile \(file.path): \(error.localizedDescription)")
         }
+        do {
+            return try JSONDecoder().decode(FlickrProfile.self, from: data)
+        } catch {
+            throw FlickrError.usage("cannot read profile \(file.path): \(Self.problem(error, in: data))",
+                                    remedy: .init(commandLine: "; fix it, or delete it and run `flickr login` again",
+                                                  swift: "; fix it, or delete it and save the profile again"))
+        }
+    }
+
+    /// A warning when profile `name`'s file (it holds secrets) can be read by others than its
+    /// owner, naming the fix; nil when it cannot, or does not exist.
+    public func exposure(of name: String) -> String? {
+        guard let file = try? url(for: name), let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
+              let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, mode & 0o077 != 0 else { return nil }
+        return "profile \(file.path) holds secrets and can be read by others (mode \(String(mode, radix: 8))): run chmod 600 \(file.path)"
+    }
+
+    /// What the JSON reader found wrong in a profile, where it can say so by line: `unexpected
+    /// end of data at line 5`, `invalid value at line 2, column 9`, `api_key: expected text`.
+    static func problem(_ error: any Error, in data: Data) -> String {
+        switch error {
+        case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c):
+            return (c.codingPath.map(\.stringValue).joined(separator: ".") + ": " + c.debugDescription).trimmingCharacters(in: .whitespaces)
+        default:
+            break
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        func position(_ offset: Int) -> String {
+            let before = text.utf8.prefix(offset)
+            let line = before.filter { $0 == UInt8(ascii: "\n") }.count + 1
+            let column = before.count - (before.lastIndex(of: UInt8(ascii: "\n")).map { before.distance(from: before.startIndex, to: $0) + 1 } ?? 0) + 1
+            return "line \(line), column \(column)"
+        }
+        do {
+            _ = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            let said = (error as NSError).userInfo["NSDebugDescription"] as? String ?? "\(error)"
+            if said.localizedCaseInsensitiveContains("end of file") {
+                return "unexpected end of data at line \(text.split(separator: "\n", omittingEmptySubsequences: false).count)"
+            }
+            if let match = said.firstMatch(of: /around (?:line \d+, column \d+, |)character (\d+)/), let n = Int(match.1) {
+                return "invalid JSON at \(position(n))"
+            }
+            return said
+        }
+        return "not a profile (an object of text values such as api_key, oauth_token) — \(error.localizedDescription)"
     }
 
     /// Writes the profile atomically: a 0600 temporary file in the same folder, then rename.

@@ -37,7 +37,8 @@ final class LineEditor {
                 _ = frl_history_load(historyPath)
                 Self.createDirectory(of: historyPath)
             }
-            frl_history_save_at_exit(historyPath)
+            // Each entry reaches the file when it is entered: nothing to save at exit.
+            frl_history_file(historyPath, Self.historyLimit)
         }
     }
 
@@ -63,19 +64,17 @@ final class LineEditor {
         }
     }
 
-    /// Adds a finished chunk (all its lines, newlines kept) to the history.
+    /// Whether a failure to write the history file was said (once a session is enough).
+    private var historyFailureSaid = false
+
+    /// Adds a finished chunk (all its lines, newlines kept) to the history, and appends it to
+    /// the history file at once; the first failure to write the file is said on stderr.
     func remember(_ chunk: String) {
         guard interactive, !chunk.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return }
-        frl_history_add(chunk)
-    }
-
-    /// Writes the history file (creating its directory); returns an error text on failure.
-    @discardableResult
-    func saveHistory() -> String? {
-        guard interactive, let historyPath else { return nil }
-        Self.createDirectory(of: historyPath)
-        let status = frl_history_save(historyPath)
-        return status == 0 ? nil : "could not save history to \(historyPath): \(String(cString: strerror(status)))"
+        let status = frl_history_add(chunk)
+        guard status != 0, let historyPath, !historyFailureSaid else { return }
+        historyFailureSaid = true
+        FileHandleOutput.standardError("flickr: could not save history to \(historyPath): \(String(cString: strerror(status)))\n")
     }
 
     /// Creates the directory of the history file (mode 0700) if it is missing.
@@ -117,7 +116,7 @@ final class LineEditor {
 
     /// Restores the signal handlers that were there before.
     func close() {
-        frl_history_save_at_exit(nil)
+        frl_history_file(nil, 0)
         frl_signals_restore()
     }
 }

@@ -98,7 +98,6 @@ final class REPLLoop {
                 timed = false
             case .endOfInput:
                 if editor.interactive { FileHandleOutput.standardOutput("\n") }
-                if let problem = editor.saveHistory() { FileHandleOutput.standardError("flickr: \(problem)\n") }
                 return 0
             case .interrupted:
                 pending = []
@@ -108,7 +107,6 @@ final class REPLLoop {
                     switch command {
                     case .quit:
                         editor.remember(line)
-                        if let problem = editor.saveHistory() { FileHandleOutput.standardError("flickr: \(problem)\n") }
                         return 0
                     case .time(let expression):
                         timed = true

@@ -61,7 +61,7 @@ enum DownloadCommand {
             photos = try await listing("flickr.photosets.getPhotos", [("photoset_id", set)], key: "photoset",
                                        extras: extras, client: client)
         } else if search {
-            photos = try await listing("flickr.photos.search", searchArguments, key: "photos", extras: extras, client: client)
+            photos = try await searchListing(searchArguments, extras: extras, client: client)
         }
         guard !photos.isEmpty else {
             FileHandleOutput.standardError("flickr download: no photos to download\n")
@@ -121,6 +121,42 @@ enum DownloadCommand {
     }
 
     /// Every photo of a paged listing (500 a page) with `extras`.
+    /// Flickr's search answers at most 4,000 photos a query (its pages stop there): a search
+    /// that matches more is listed by upload-date windows, halved until each holds at most the
+    /// cap, as `flickr.walk{ windows = true }` and job plans list; each photo once.
+    static let searchCap = 4_000
+
+    static func searchListing(_ arguments: [(String, String)], extras: [String],
+                              client: FlickrClient) async throws(FlickrError) -> [(id: String, photo: FlickrNode?)] {
+        let given = Dictionary(arguments, uniquingKeysWith: { _, last in last })
+        let lo = given["min_upload_date"].flatMap { Int($0) } ?? 0
+        let hi = given["max_upload_date"].flatMap { Int($0) } ?? Int(Date().timeIntervalSince1970) + 86_400
+        var out: [(id: String, photo: FlickrNode?)] = []
+        var seen = Set<String>()
+        try await window(arguments, lo, hi, extras: extras, client: client, into: &out, seen: &seen)
+        return out
+    }
+
+    /// The photos of one upload-date window `lo...hi` (both inclusive), split while past the cap.
+    private static func window(_ arguments: [(String, String)], _ lo: Int, _ hi: Int, extras: [String], client: FlickrClient,
+                               into out: inout [(id: String, photo: FlickrNode?)], seen: inout Set<String>) async throws(FlickrError) {
+        var args = arguments.filter { !["min_upload_date", "max_upload_date"].contains($0.0) }
+        args += [("min_upload_date", String(lo)), ("max_upload_date", String(hi))]
+        let first = try await client.call("flickr.photos.search",
+                                          arguments: args.filter { !["page", "per_page", "extras"].contains($0.0) } + [("per_page", "1")])
+        let total = Int(first["photos.total"]?.string ?? "0") ?? 0
+        if total > searchCap, hi > lo {
+            let mid = lo + (hi - lo) / 2
+            try await window(arguments, lo, mid, extras: extras, client: client, into: &out, seen: &seen)
+            try await window(arguments, mid + 1, hi, extras: extras, client: client, into: &out, seen: &seen)
+            return
+        }
+        for item in try await listing("flickr.photos.search", args, key: "photos", extras: extras, client: client)
+        where seen.insert(item.id).inserted {
+            out.append(item)
+        }
+    }
+
     static func listing(_ method: String, _ arguments: [(String, String)], key: String, extras: [String],
                         client: FlickrClient) async throws(FlickrError) -> [(id: String, photo: FlickrNode?)] {
         var out: [(id: String, photo: FlickrNode?)] = []

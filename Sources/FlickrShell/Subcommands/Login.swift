@@ -55,7 +55,7 @@ enum Login {
             guard let line = readLine(strippingNewline: true), !line.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw FlickrError.usage("no verifier given")
             }
-            access = try await client.accessToken(for: request, verifier: line)
+            access = try await Self.verify(client, request, verifier: line)
         }
         let info = try await client.checkToken()
         var profile = (try store.load(profileName)) ?? FlickrProfile()
@@ -72,6 +72,17 @@ enum Login {
         print("Logged in as \(profile.username ?? "?") (\(profile.userNSID ?? "?")) with \(info.perms.rawValue) permission; "
               + "saved to profile \"\(profileName)\" (\(try store.url(for: profileName).path)).")
         return 0
+    }
+
+    /// The access token for `verifier`; a verifier Flickr refuses is said as what a person can
+    /// act on (mistyped or expired: log in again), not with the signature base string.
+    static func verify(_ client: FlickrClient, _ request: OAuthRequestToken, verifier: String) async throws(FlickrError) -> OAuthAccessToken {
+        do {
+            return try await client.accessToken(for: request, verifier: verifier)
+        } catch where error.kind == .oauth {
+            throw FlickrError(kind: .oauth, message: "Flickr refused the verifier \"\(verifier)\" (\(error.oauthProblem ?? "oauth_problem unknown"))"
+                              + ": it was mistyped, or the request expired; run flickr login again and paste the code the page shows")
+        }
     }
 }
 
@@ -116,4 +127,5 @@ enum WhoAmI {
         print("endpoint: \(context.endpoints.rest)")
         return 0
     }
+
 }
