@@ -18,6 +18,7 @@
 
 static int sig_pipe[2] = {-1, -1};
 static struct sigaction old_int, old_winch;
+void frl_termination_restore(void);
 static int installed = 0;
 
 static void on_signal(int sig) {
@@ -54,6 +55,42 @@ void frl_signals_restore(void) {
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGWINCH, &old_winch, NULL);
     installed = 0;
+    frl_termination_restore();
+}
+
+/* SIGTERM and SIGHUP as a stop: recorded, then told through the pipe as a Ctrl-C is. */
+static volatile sig_atomic_t termination_signal = 0;
+static struct sigaction old_term, old_hup;
+static int termination_installed = 0;
+
+static void on_termination(int sig) {
+    int saved = errno;
+    termination_signal = sig;
+    (void)!write(sig_pipe[1], "i", 1);
+    errno = saved;
+}
+
+int frl_termination_install(void) {
+    if (termination_installed) return 0;
+    if (frl_signals_install() != 0) return -1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_termination;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    if (sigaction(SIGTERM, &sa, &old_term) != 0) return -1;
+    if (sigaction(SIGHUP, &sa, &old_hup) != 0) return -1;
+    termination_installed = 1;
+    return 0;
+}
+
+int frl_termination_signal(void) { return termination_signal; }
+
+void frl_termination_restore(void) {
+    if (!termination_installed) return;
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+    termination_installed = 0;
 }
 
 /* Reads the pipe empty; returns the number of interrupts in it (window changes are noted). */

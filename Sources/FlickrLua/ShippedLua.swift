@@ -40,11 +40,12 @@ public enum ShippedLua {
         try state.load(source.bytes, name: "@" + source.path)
     }
 
-    /// [-0, +0] Puts a searcher for the shipped modules into `package.searchers`, right after
-    /// the `package.path` searcher (before the C searchers), as `require` expects of one.
+    /// [-0, +0] Lets the `package.path` searcher find the shipped modules when `package.path`
+    /// has none of that name (before the C searchers): `package.searchers` keeps lua5.4's four
+    /// entries and a module found nowhere gets lua5.4's message.
     public static func installSearcher(on state: LuaState) throws(LuaError) {
         let sources = self.sources
-        try state.addModuleSearcher(position: 3, name: "shipped Lua") { state, module -> String? in
+        try state.extendModuleSearcher(position: 2) { state, module -> String? in
             guard let source = sources[module] else { return nil }
             try state.load(source.bytes, name: "@" + source.path)
             return source.path

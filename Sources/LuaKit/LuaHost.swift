@@ -177,6 +177,13 @@ final class LuaHost: @unchecked Sendable {
         pthread_attr_setstacksize(&attributes, stackSize)
         let context = Unmanaged.passRetained(self).toOpaque()
         let rc = pthread_create(&thread, &attributes, { raw in
+            // The thread inherits its creator's signal mask — a pool thread's blocks nearly
+            // every signal — and so would every program Lua starts (os.execute, io.popen): a
+            // child would shrug off SIGTERM and a shell's `wait` would hang. Lua's thread takes
+            // the mask a shell gives a program: none blocked.
+            var none = sigset_t()
+            sigemptyset(&none)
+            pthread_sigmask(SIG_SETMASK, &none, nil)
             let host = Unmanaged<LuaHost>.fromOpaque(raw!).takeRetainedValue()
             host.run()
             return nil

@@ -83,6 +83,35 @@ import Testing
         }
     }
 
+    @Test("Flickr's size limits: a photo over 200 MB is refused before a byte is sent when its length is known; of unknown length, the sandbox answers 8 Filesize was too large")
+    func photosOverTheLimit() async throws {
+        try await SandboxHarness.with { h in
+            let megabyte = Array(repeating: UInt8(0x42), count: 1_048_576)
+            let over = Int(UploadLimits.photoBytes / 1_048_576) + 1
+            let known = AsyncStream<[UInt8]> { c in
+                c.yield(Self.jpeg(size: 10_000))
+                c.finish()
+            }
+            do {
+                _ = try await h.client.upload(.stream(known, length: UploadLimits.photoBytes + 1, filename: "big.jpg"))
+                Issue.record("a photo over the limit was taken")
+            } catch let error as FlickrError {
+                #expect(error.kind == .usage && error.message.contains("too large") && error.message.contains("200 MB"), "\(error)")
+            }
+            let unknown = AsyncStream<[UInt8]> { c in
+                c.yield(Self.jpeg(size: 10_000))
+                for _ in 0..<over { c.yield(megabyte) }
+                c.finish()
+            }
+            do {
+                _ = try await h.client.upload(.stream(unknown, length: nil, filename: "big.jpg"))
+                Issue.record("the sandbox took a photo over 200 MB")
+            } catch let error as FlickrError {
+                #expect(error.kind == .api && error.code == 8 && error.message == "Filesize was too large", "\(error)")
+            }
+        }
+    }
+
     @Test func asyncUploadGivesATicket() async throws {
         try await SandboxHarness.with { h in
             let result = try await h.client.upload(.bytes(Self.jpeg(), filename: "async.jpg"), async: true)

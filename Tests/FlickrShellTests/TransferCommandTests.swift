@@ -82,8 +82,9 @@ struct TransferCommandTests {
         }
     }
 
-    @Test("Off a terminal, upload writes each ID<TAB>PATH line as its file completes; SIGINT stops after the file in flight, the set gets what went up, exit 130")
-    func uploadInterruptedOffATerminal() async throws {
+    @Test("Off a terminal, upload writes each ID<TAB>PATH line as its file completes; SIGINT, SIGTERM and SIGHUP (a closed ssh session) each stop after the file in flight, the set gets what went up, the summary says what was not uploaded, exit 128 + the signal",
+          arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129))])
+    func uploadInterruptedOffATerminal(signal: Int32, status: Int32) async throws {
         try await withSandbox(latency: 1000) { env in  // each request waits 1 s: files stay in flight a while
             // Forty files, each at least a second: the stop must come well before the last, also
             // when the machine is slow to deliver the signal or this test to see the lines (with
@@ -95,8 +96,8 @@ struct TransferCommandTests {
             // Two lines on the pipe before the batch ends: they were written (and flushed) as their files completed.
             let second = await upload.waitForLine(timeout: 60) { _ in upload.stdout.split(separator: "\n").count >= 2 }
             #expect(second != nil, "no two lines while uploading: \(upload.stdout) \(upload.stderr)")
-            kill(upload.process.processIdentifier, SIGINT)
-            #expect(await upload.wait(timeout: 60) == 130, "\(upload.stderr)")
+            kill(upload.process.processIdentifier, signal)
+            #expect(await upload.wait(timeout: 60) == status, "\(upload.stderr)")
             let lines = upload.stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
             let summary = try #require(upload.stderr.firstMatch(of: /uploaded (\d+) of (\d+), interrupted: (\d+) not uploaded, added to the new set "Halfway"/),
                                        "\(upload.stderr)")
@@ -131,6 +132,22 @@ struct TransferCommandTests {
             let files = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("capped").path)
             #expect(files.count == 4_200, "\(files.count) files for 4,200 matches: \(r.stderr.suffix(300))")
             #expect(Set(files.map { $0.prefix { $0 != "_" && $0 != "." } }).count == 4_200, "a photo twice or missing")
+        }
+    }
+
+    @Test("A photo over Flickr's 200 MB named on the command line: refused before a byte is sent, with the reason and the limit; exit 1")
+    func tooLargeRefusedBeforeSending() async throws {
+        let big = dir.appendingPathComponent("big.jpg")
+        try Data(Self.jpeg(4_000)).write(to: big)
+        let handle = try FileHandle(forWritingTo: big)
+        try handle.truncate(atOffset: UInt64(201 * 1_048_576))  // sparse: no 201 MB written
+        try handle.close()
+        try write("small.jpg", Self.jpeg(4_000))
+        try await withSandbox { env in
+            let r = try await run(["upload", "big.jpg", "small.jpg"], env)
+            #expect(r.status == 1 && r.stderr.contains("big.jpg") && r.stderr.contains("too large: 201 MB, over Flickr's limit of 200 MB for a photo"),
+                    "\(r.stderr)")
+            #expect(r.stdout.split(separator: "\n").count == 1 && r.stdout.contains("small.jpg") && !r.stdout.contains("big.jpg"), "\(r.stdout)")
         }
     }
 

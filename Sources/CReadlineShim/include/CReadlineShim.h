@@ -25,6 +25,13 @@ typedef char **(*frl_candidates_fn)(const char *line, int point, int *start);
 
 /* Installs the SIGINT and SIGWINCH handlers (and the self-pipe). Returns 0, or -1 with errno. */
 int frl_signals_install(void);
+/* SIGTERM and SIGHUP told as a Ctrl-C is (through the same pipe), for commands that stop as
+   after Ctrl-C when a terminal closes or a service manager stops them; the signal is kept for
+   the exit status (128 + it). frl_signals_restore undoes it too. */
+int frl_termination_install(void);
+/* The SIGTERM or SIGHUP received since frl_termination_install, or 0. */
+int frl_termination_signal(void);
+void frl_termination_restore(void);
 /* Puts back the handlers that were there before frl_signals_install. */
 void frl_signals_restore(void);
 /* Drops interrupts that arrived so far; returns how many there were. */

@@ -137,6 +137,9 @@ extension FlickrClient {
             let head = Array((first ?? []).prefix(MIMEType.headLength))
             guard let sniffed = MIMEType.sniff(head) else { throw MIMEType.notMedia(source.filename, head: head, service: service) }
             let mime = source.mimeType ?? Self.partType(sniffed, filename: source.filename)
+            if let length, let refusal = UploadLimits.refusal(size: length, mime: sniffed) {
+                throw FlickrError.usage("cannot upload \(source.filename): \(refusal); nothing was sent", method: service)
+            }
             let peeked = Mutex<(ChunkIterator, [UInt8]?)?>((iterator, first))
             let content: @Sendable () -> MultipartBody.ContentIterator = {
                 // The iterator that was peeked at serves the first send; a later one starts afresh.
@@ -165,6 +168,9 @@ extension FlickrClient {
                     let head = start.readBytes(length: start.readableBytes) ?? []
                     guard let sniffed = MIMEType.sniff(head) else { throw MIMEType.notMedia(path, head: head, service: service) }
                     let mime = source.mimeType ?? Self.partType(sniffed, filename: source.filename)
+                    if let refusal = UploadLimits.refusal(size: size, mime: sniffed) {
+                        throw FlickrError.usage("cannot upload \(path): \(refusal); nothing was sent", method: service)
+                    }
                     let chunk = Self.progressChunkLength(fileSize: size)
                     let content: @Sendable () -> MultipartBody.ContentIterator = {
                         // From offset 0 each time (positioned reads): a recorder reads the file

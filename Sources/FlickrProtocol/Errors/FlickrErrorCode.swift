@@ -52,6 +52,8 @@ public struct FlickrErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let filesizeWasZero = FlickrErrorCode(rawValue: 4)
     /// 5 "Filetype was not recognised".
     public static let filetypeWasNotRecognised = FlickrErrorCode(rawValue: 5)
+    /// 8 "Filesize was too large" (a photo over 200 MB, a video over 1 GB: ``UploadLimits``).
+    public static let filesizeTooLarge = FlickrErrorCode(rawValue: 8)
     /// 9 "Duplicate photo/video detected" (with `dedup_check`); the answer carries `duplicate_photo_id`.
     public static let duplicatePhoto = FlickrErrorCode(rawValue: 9)
 

@@ -116,6 +116,9 @@ extension SandboxEngine {
         guard let file = upload.file else { return fail(APIFailure(.noPhotoSpecified, "No photo specified")) }
         guard upload.size > 0 else { return fail(APIFailure(.filesizeWasZero, "Filesize was zero")) }
         guard let probe = ImageProbe.probe(upload.head) else { return fail(APIFailure(.filetypeWasNotRecognised, "Filetype was not recognised")) }
+        guard Int64(upload.size) <= UploadLimits.bytes(forMIME: probe.media == "video" ? "video/" : "image/") else {
+            return fail(APIFailure(.filesizeTooLarge, "Filesize was too large"))
+        }
         let params = request.parameters
         let isAsync = params["async"] == "1"
         let originalSecret = SandboxIDs.hex(10)

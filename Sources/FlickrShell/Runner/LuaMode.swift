@@ -162,14 +162,35 @@ enum LuaMode {
         }
     }
 
-    /// The script with its arguments as `...` (`-` is standard input).
+    /// The script (`-` is standard input) with the global `arg`'s items as `...`, read after
+    /// `-e` and `-l` ran (lua.c's `pushargs`: a chunk may have changed them, and an `arg` that
+    /// is not a table is an error).
     static func runScript(_ script: String, _ inv: Invocation, session: FlickrLuaSession) async throws {
-        let arguments = inv.scriptArguments
         try await session.runtime.perform { state in
+            let base = state.top
             try state.loadFile(script == "-" ? nil : script)  // luaL_loadfile skips a #! first line
-            for a in arguments { state.push(a) }
-            try state.pcall(arguments: Int32(arguments.count), results: 0)
+            do { try pushArguments(state) } catch {
+                state.pop()  // the script
+                throw error
+            }
+            try state.pcall(arguments: state.top - base - 1, results: 0)
         }
+    }
+
+    /// [-0, +n] lua.c's `pushargs`: `arg[1]` … `arg[#arg]` (raw reads; `#` may run `__len`).
+    static func pushArguments(_ state: LuaState) throws {
+        guard state.getGlobal("arg") == .table else {
+            state.pop()
+            throw LuaError(kind: .runtime, message: "'arg' is not a table")
+        }
+        let table = state.top
+        let n = try state.length(at: table)
+        guard n < 8_000, state.ensureStack(Int32(n) + 3) else {
+            state.pop()
+            throw LuaError(kind: .runtime, message: "too many arguments to script")
+        }
+        for i in 0..<n { _ = state.rawGet(index: i + 1, in: table) }
+        state.remove(at: table)
     }
 
     static func runStandardInput(session: FlickrLuaSession) async throws {

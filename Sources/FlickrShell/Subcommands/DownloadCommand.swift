@@ -108,7 +108,7 @@ enum DownloadCommand {
         if !outcome.failed.isEmpty { summary += ", \(outcome.failed.count) failed" }
         if watch.interrupted { summary += ", interrupted: \(photos.count - finished) not downloaded" }
         FileHandleOutput.standardError(summary + "\n")
-        if watch.interrupted { return 130 }
+        if watch.interrupted { return watch.interruptStatus }
         return outcome.failed.isEmpty ? 0 : 1
     }
 

@@ -123,7 +123,7 @@ enum UploadCommand {
         if !outcome.failed.isEmpty { summary += ", \(outcome.failed.count) failed" }
         if watch.interrupted { summary += ", interrupted: \(plan.files.count - outcome.finished) not uploaded" }
         FileHandleOutput.standardError(summary + setNote + "\n")
-        if watch.interrupted { return 130 }
+        if watch.interrupted { return watch.interruptStatus }
         return outcome.failed.isEmpty && outcome.uploaded.count == plan.files.count && plan.namedSkipped == 0 ? 0 : 1
     }
 
@@ -168,9 +168,14 @@ enum UploadCommand {
             }
             for file in files {
                 let size = (try? fm.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value ?? 0
+                let mime = MIMEType.forFile(atPath: file)
                 if size == 0 {
                     plan.skipped.append((file, "empty file"))
-                } else if MIMEType.forFile(atPath: file) == nil {
+                } else if let mime, let refusal = UploadLimits.refusal(size: size, mime: mime) {
+                    // Flickr's limits are known: refused before a byte is sent.
+                    plan.skipped.append((file, refusal))
+                    if !isDirectory.boolValue { plan.namedSkipped += 1 }
+                } else if mime == nil {
                     // The content decides, not the name: a text file named .jpg is not sent.
                     let reason = MIMEType.forFilename(file) != nil
                         ? "named like a photo or video, but its content is not one Flickr accepts"

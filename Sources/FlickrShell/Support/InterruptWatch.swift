@@ -68,12 +68,28 @@ final class InterruptWatch: @unchecked Sendable {
     /// The watch of `upload` and `download`: the first Ctrl-C stops the batch after the file in
     /// flight, the second aborts that file (``abortable(_:)``); each says so on stderr,
     /// in place of the progress line.
+    /// The watch of an upload or download: the first Ctrl-C — or SIGTERM, or SIGHUP (a closed
+    /// terminal, a stopped service) — stops after the file in flight, a second aborts it.
     static func forTransfers(progress: BatchProgress?) -> InterruptWatch {
-        InterruptWatch { n in
+        let watch = InterruptWatch { n in
             progress?.clearLine()
-            FileHandleOutput.standardError(n == 1 ? "stopping after the file in flight (Ctrl-C again to abort it)…\n"
+            let cause = switch frl_termination_signal() {
+            case SIGTERM: " (SIGTERM)"
+            case SIGHUP: " (SIGHUP)"
+            default: ""
+            }
+            FileHandleOutput.standardError(n == 1 ? "stopping after the file in flight\(cause) (Ctrl-C again to abort it)…\n"
                                                   : "aborting the file in flight…\n")
         }
+        _ = frl_termination_install()
+        return watch
+    }
+
+    /// The exit status of a run this watch stopped: 128 + the signal (130 for Ctrl-C, 143
+    /// for SIGTERM, 129 for SIGHUP), as the shell reports a process the signal ended.
+    var interruptStatus: Int32 {
+        let signal = frl_termination_signal()
+        return signal > 0 ? 128 + signal : 130
     }
 
     /// Whether Ctrl-C was pressed at least once.
