@@ -29,7 +29,7 @@ public enum FlickrShell {
             return 2
         }
         if invocation.help {
-            print(Invocation.usage)
+            print(TextLayout.fit(Invocation.usage, width: LineEditor.terminalColumns))
             return 0
         }
         if invocation.showVersion {

@@ -1,3 +1,4 @@
+import FlickrCommandLine
 import FlickrLua
 import Foundation
 import LuaKit
@@ -206,11 +207,11 @@ final class REPLLoop {
                                 name: "=(repl)"))?.first?.stringValue
             }
             if let overview = overview ?? nil { text += "\n" + overview + "\n" }
-            show(text, editor: editor)
+            show(TextLayout.fit(text, width: LineEditor.terminalColumns), editor: editor)
         case .doc(let name):
             let (text, found) = REPLText.doc(name)
             if found {
-                show(text + "\n", editor: editor)
+                show(TextLayout.fit(text, width: LineEditor.terminalColumns) + "\n", editor: editor)
             } else {
                 FileHandleOutput.standardError(palette.error(text) + "\n")
             }

@@ -54,8 +54,8 @@ enum LuaMode {
             startREPL = true
         } else if inv.script == nil && inv.actions.isEmpty && !inv.version {
             if Terminal.stdinIsTerminal {
-                print(versionLine())
-                print(await whereLine(session))
+                // At the window's width when printed, as every text the REPL shows.
+                print(TextLayout.fit(versionLine() + "\n" + (await whereLine(session)), width: LineEditor.terminalColumns))
                 startREPL = true
             } else {
                 // lua.c: `dofile(L, NULL)` — standard input as one chunk.

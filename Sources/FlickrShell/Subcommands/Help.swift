@@ -8,12 +8,12 @@ enum Help {
     static func run(_ args: [String]) throws(Invocation.UsageError) -> Int32 {
         let words = try CommandLineParser.parse(args, for: "help").positional
         guard let name = words.first else {
-            print(overview)
+            print(TextLayout.fit(overview, width: LineEditor.terminalColumns))
             return 0
         }
         guard words.count == 1 else { throw Invocation.UsageError(message: "unexpected argument '\(words[1])'") }
         do {
-            print(try MethodCatalog.shared.helpTopic(name).text)
+            print(TextLayout.fit(try MethodCatalog.shared.helpTopic(name).text, width: LineEditor.terminalColumns))
             return 0
         } catch {
             throw Invocation.UsageError(message: error.description + "; `flickr help` lists the groups")

@@ -15,7 +15,7 @@ enum Subcommands {
                     environment: [String: String]) async -> Int32 {
         do {
             if let spec = CommandLineSpec.subcommand(named: name), wantsHelp(arguments) {
-                print(spec.helpText)
+                print(TextLayout.fit(spec.helpText, width: LineEditor.terminalColumns))
                 return 0
             }
             switch name {
