@@ -1,9 +1,10 @@
 import FlickrCommandLine
 import FlickrProtocol
+import FlickrTestSupport
 import Testing
 
 /// Texts laid out at the window's width: never wider, words never split.
-@Suite("Text at the terminal's width")
+@Suite("Text at the terminal's width", .tags(.unit))
 struct TextLayoutTests {
     /// Every help text there is: each method's, each group's, the overview's, each subcommand's.
     static var texts: [String] {

@@ -151,6 +151,80 @@ struct TransferCommandTests {
         }
     }
 
+    @Test("A folder tree as people have them, uploaded by an unprivileged user: a symlinked folder is followed, a link loop is named as a loop, a file reached twice goes once, an unreadable folder and file are named with their reason, as are an empty file and a text file; every file reached goes up, exit 0; the symlinked folder named alone is uploaded")
+    func symlinksAndUnreadableEntries() async throws {
+        let root = dir.appendingPathComponent("tree")
+        func make(_ relative: String, _ bytes: [UInt8]) throws {
+            let url = root.appendingPathComponent(relative)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(bytes).write(to: url)
+        }
+        try make("batch/a.jpg", Self.jpeg(3_001))
+        try make("batch/sub/b.jpg", Self.jpeg(3_002))
+        try make("nas2020/c.jpg", Self.jpeg(3_003))
+        try make("batch/secret.jpg", Self.jpeg(3_004))
+        try make("batch/locked/d.jpg", Self.jpeg(3_005))
+        try make("batch/empty.jpg", [])
+        try make("batch/notes.txt", Array("a note".utf8))
+        let fm = FileManager.default
+        try fm.createSymbolicLink(atPath: root.appendingPathComponent("batch/link2020").path, withDestinationPath: "../nas2020")
+        try fm.createSymbolicLink(atPath: root.appendingPathComponent("batch/sub/loop").path, withDestinationPath: "..")
+        try fm.createSymbolicLink(atPath: root.appendingPathComponent("batch/twice.jpg").path, withDestinationPath: "a.jpg")
+        try fm.setAttributes([.posixPermissions: 0o000], ofItemAtPath: root.appendingPathComponent("batch/secret.jpg").path)
+        try fm.setAttributes([.posixPermissions: 0o000], ofItemAtPath: root.appendingPathComponent("batch/locked").path)
+        defer { try? fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: root.appendingPathComponent("batch/locked").path) }
+        // As a user the permissions apply to (root reads anything): nobody, with a home of its own.
+        let home = dir.appendingPathComponent("nobody-home")
+        try fm.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+        for folder in [dir, root] { try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path) }
+        let asNobody = getuid() == 0
+        try await withSandbox { env in
+            var env = env
+            (env["HOME"], env["XDG_STATE_HOME"], env["XDG_CONFIG_HOME"]) = (home.path, home.path + "/state", home.path + "/config")
+            func upload(_ path: String) async throws -> Products.Result {
+                let (executable, arguments) = asNobody
+                    ? (URL(fileURLWithPath: "/usr/bin/setpriv"), ["--reuid=65534", "--regid=65534", "--clear-groups", world.flickr.path, "upload", path])
+                    : (world.flickr, ["upload", path])
+                let r = try await Products.run(executable, arguments, environment: env, directory: root, timeout: 120)
+                #expect(!r.timedOut)
+                return r
+            }
+            let r = try await upload("batch")
+            let sent = r.stdout.split(separator: "\n").compactMap { $0.split(separator: "\t").last.map(String.init) }
+            #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+            #expect(Set(sent) == ["batch/a.jpg", "batch/sub/b.jpg", "batch/link2020/c.jpg"], "\(r.stdout) \(r.stderr)")
+            #expect(r.stderr.contains("batch/sub/loop: a symbolic link loop"), "\(r.stderr)")
+            if asNobody {
+                #expect(r.stderr.contains("batch/locked: unreadable folder: Permission denied"), "\(r.stderr)")
+                #expect(r.stderr.contains("batch/secret.jpg: unreadable: Permission denied"), "\(r.stderr)")
+            }
+            #expect(r.stderr.contains("batch/empty.jpg: empty file") && r.stderr.contains("batch/notes.txt: not a photo or video"), "\(r.stderr)")
+            let linked = try await upload("batch/link2020")
+            #expect(linked.status == 0 && linked.stdout.contains("batch/link2020/c.jpg"), "\(linked.stdout) \(linked.stderr)")
+        }
+    }
+
+    @Test("File names with a quote or a newline: the title keeps the characters, and each ID<TAB>PATH line stays one line (the path escaped)")
+    func oddFileNames() async throws {
+        try write("odd/quote\"d.jpg", Self.jpeg(3_100))
+        try write("odd/new\nline.jpg", Self.jpeg(3_101))
+        try await withSandbox { env in
+            let r = try await run(["upload", "odd"], env)
+            #expect(r.status == 0, "\(r.stderr)")
+            let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.isEmpty }
+            #expect(lines.count == 2 && lines.contains { $0.hasSuffix("\todd/new\\nline.jpg") } && lines.contains { $0.hasSuffix("\todd/quote\"d.jpg") },
+                    "\(r.stdout)")
+            var titles: Set<String> = []
+            for line in lines {
+                let id = String(line.split(separator: "\t")[0])
+                let info = try await run(["call", "flickr.photos.getInfo", "photo_id=" + id, "--json"], env)
+                let photo = (try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any])?["photo"] as? [String: Any]
+                titles.insert((photo?["title"] as? [String: Any])?["_text"] as? String ?? "?")
+            }
+            #expect(titles == ["quote\"d", "new\nline"], "\(titles)")
+        }
+    }
+
     @Test func refusalsCostNoRequest() async throws {
         // No credentials and nothing uploadable: the command stops before it would need either.
         try write("notes.txt", Array("hello".utf8))

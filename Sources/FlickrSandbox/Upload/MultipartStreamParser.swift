@@ -170,7 +170,10 @@ package struct MultipartStreamParser {
                     v = String(v.dropFirst().dropLast()).replacingAll("\\\"", with: "\"")
                 }
                 if k == "name" { name = v }
-                if k == "filename" { filename = v }
+                // Browsers (and FlickrAPI) write `"`, CR and LF in a file name as %22, %0D, %0A.
+                if k == "filename" {
+                    filename = v.replacingAll("%22", with: "\"").replacingAll("%0D", with: "\r").replacingAll("%0A", with: "\n")
+                }
                 if k == "filename*", filename == nil, let tick = v.range(of: "''") {
                     filename = String(v[tick.upperBound...]).removingPercentEncodingSafely()
                 }

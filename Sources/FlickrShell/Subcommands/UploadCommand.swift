@@ -27,7 +27,7 @@ enum UploadCommand {
             throw Invocation.UsageError(message: "--public and --private exclude each other")
         }
         let plan = try expand(paths)
-        for (path, reason) in plan.skipped { FileHandleOutput.standardError("skipping \(path): \(reason)\n") }
+        for (path, reason) in plan.skipped { FileHandleOutput.standardError("skipping \(Self.printable(path)): \(reason)\n") }
         guard !plan.files.isEmpty else {
             FileHandleOutput.standardError("flickr upload: nothing to upload\n")
             return 1
@@ -79,7 +79,7 @@ enum UploadCommand {
                     if let id = result.photoID {
                         outcome.uploaded.append((file.path, id))
                         progress?.clearLine()
-                        FileHandleOutput.standardOutput("\(id)\t\(file.path)\n")
+                        FileHandleOutput.standardOutput("\(id)\t\(Self.printable(file.path))\n")
                     }
                 } catch let error as FlickrError where error.kind == .cancelled && watch.interrupted {
                     progress?.end(bytes: 0)
@@ -100,7 +100,7 @@ enum UploadCommand {
                     let state = done.first { $0.id == ticket }
                     if let id = state?.photoID, state?.status == .complete {
                         outcome.uploaded.append((path, id))
-                        FileHandleOutput.standardOutput("\(id)\t\(path)\n")
+                        FileHandleOutput.standardOutput("\(id)\t\(Self.printable(path))\n")
                     } else {
                         outcome.failed.append((path, "ticket \(ticket) \(state.map { "\($0.status)" } ?? "unknown")"))
                     }
@@ -119,12 +119,28 @@ enum UploadCommand {
         }
         for (path, error) in outcome.failed { FileHandleOutput.standardError("failed: \(path): \(error)\n") }
         var summary = "uploaded \(outcome.uploaded.count) of \(plan.files.count)"
-        if !plan.skipped.isEmpty { summary += ", skipped \(plan.skipped.count) (not photos or videos)" }
+        if !plan.skipped.isEmpty { summary += ", skipped \(plan.skipped.count) (each named above with its reason)" }
         if !outcome.failed.isEmpty { summary += ", \(outcome.failed.count) failed" }
         if watch.interrupted { summary += ", interrupted: \(plan.files.count - outcome.finished) not uploaded" }
         FileHandleOutput.standardError(summary + setNote + "\n")
         if watch.interrupted { return watch.interruptStatus }
         return outcome.failed.isEmpty && outcome.uploaded.count == plan.files.count && plan.namedSkipped == 0 ? 0 : 1
+    }
+
+    /// A path as printed, one line whatever its name holds: backslash, tab, CR and LF as `\\`,
+    /// `\t`, `\r`, `\n` (so each `ID<TAB>PATH` line stays one line for a program reading it).
+    static func printable(_ path: String) -> String {
+        var out = ""
+        for ch in path {
+            switch ch {
+            case "\\": out += "\\\\"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            case "\n": out += "\\n"
+            default: out.append(ch)
+            }
+        }
+        return out
     }
 
     /// What the transfers gave: photos up (path, id), pending tickets (`--async`), failures,
@@ -149,27 +165,21 @@ enum UploadCommand {
             }
             var files: [String] = []
             if isDirectory.boolValue {
-                guard let walker = fm.enumerator(atPath: path) else {
-                    throw Invocation.UsageError(message: "\(path): cannot read the directory")
-                }
-                while let relative = walker.nextObject() as? String {
-                    let name = (relative as NSString).lastPathComponent
-                    if name.hasPrefix(".") {
-                        walker.skipDescendants()
-                        continue
-                    }
-                    let full = (path as NSString).appendingPathComponent(relative)
-                    var dir: ObjCBool = false
-                    if fm.fileExists(atPath: full, isDirectory: &dir), !dir.boolValue { files.append(full) }
-                }
-                files.sort()
+                var walk = FolderWalk()
+                walk.read(path)
+                files = walk.files
+                plan.skipped += walk.skipped
             } else {
                 files = [path]
             }
             for file in files {
                 let size = (try? fm.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value ?? 0
                 let mime = MIMEType.forFile(atPath: file)
-                if size == 0 {
+                if access(file, R_OK) != 0 {
+                    // Not "not media": the file could not be read at all.
+                    plan.skipped.append((file, "unreadable: \(String(cString: strerror(errno)))"))
+                    if !isDirectory.boolValue { plan.namedSkipped += 1 }
+                } else if size == 0 {
                     plan.skipped.append((file, "empty file"))
                 } else if let mime, let refusal = UploadLimits.refusal(size: size, mime: mime) {
                     // Flickr's limits are known: refused before a byte is sent.
