@@ -101,9 +101,9 @@ struct REPLPTYTests {
         try await Self.scenario("color", checks: ["colour sequences on a terminal", "NO_COLOR=1: no SGR", "--no-color: no SGR"])
     }
 
-    @Test("non-terminal stdin (-i < file): plain lines, same evaluation, no escape sequences")
+    @Test("non-terminal stdin (-i < file): plain lines, same evaluation, no escape sequences; results through print, _PROMPT by tostring, as lua.c")
     func plain() async throws {
-        try await Self.scenario("plain", checks: ["non-terminal stdin"])
+        try await Self.scenario("plain", checks: ["non-terminal stdin", "-i off a terminal"])
     }
 
     // MARK: - Running the driver

@@ -571,7 +571,8 @@ def plain(a, home):
     out, err = r.stdout.decode(), r.stderr.decode()
     print(out)
     print(err)
-    for want in ("p\t1\np\t2\n", "21\n", '{ "a", n = 1 }\n', "flickr.test.echo", '"after"\n'):
+    # Off a terminal the results go to `print`, as lua5.4 -i < file gives them.
+    for want in ("p\t1\np\t2\n", "21\n", "table: 0x", "flickr.test.echo", "after\n"):
         if want not in out:
             raise Fail(f"plain stdin: {want!r} not in stdout")
     if "oops" not in err or "stack traceback" not in err:
@@ -581,6 +582,17 @@ def plain(a, home):
     if r.returncode != 0:
         raise Fail(f"plain stdin: exit status {r.returncode}")
     ok("non-terminal stdin: same evaluation, no escape sequences, exit 0 at end of input")
+    # lua.c's -i off a terminal: a _PROMPT with __tostring is called for each prompt; a nil
+    # print is "error calling 'print'".
+    counted = subprocess.run([a.flickr, "-e", "local C=0; _PROMPT=setmetatable({},{__tostring=function() C=C+1 return C end})", "-i"],
+                             input=b" --\na = 2\n", env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    if "\n123\n" not in counted.stdout.decode():  # after the banner, as lua.c prints it with -i
+        raise Fail(f"_PROMPT's __tostring not called per prompt: {counted.stdout!r}")
+    noprint = subprocess.run([a.flickr, "-e", "print=nil", "-i"], input=b"10\n", env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    if "error calling 'print'" not in noprint.stderr.decode():
+        raise Fail(f"a nil print is not reported: {noprint.stderr!r}")
+    ok("-i off a terminal: print, _PROMPT's __tostring and a nil print as lua.c")
 
 
 def installed(a, home):

@@ -95,7 +95,7 @@ enum Evaluator {
     /// `width` is read when the results are rendered, after the chunk ran: a window change
     /// during a long call counts.
     static func evaluate(_ chunk: String, on state: LuaState, support: REPLSupport?, color: Bool, width: @autoclosure () -> Int,
-                         depth: Int? = 4, items: Int? = 50) -> EvaluationOutcome {
+                         depth: Int? = 4, items: Int? = 50, withPrint: Bool = false) -> EvaluationOutcome {
         let base = state.top
         defer { state.setTop(base) }
         if let outcome = compile(chunk, on: state) { return outcome }
@@ -110,9 +110,25 @@ enum Evaluator {
         guard count > 0 else { return .values(nil, elapsed: elapsed) }
         state.pushCopy(of: base + 1)
         state.setGlobal("_")
+        if withPrint { return printed(from: base + 1, count: count, on: state, elapsed: elapsed) }
         return .values(render(from: base + 1, count: count, on: state, support: support, color: color, width: width(),
                               depth: depth, items: items),
                        elapsed: elapsed)
+    }
+
+    /// lua.c's `l_print`: the values handed to the global `print`, whatever it is now (the REPL
+    /// off a terminal, as `lua5.4 -i < file` does); a `print` that fails is "error calling
+    /// 'print' (…)".
+    static func printed(from first: Int32, count: Int32, on state: LuaState, elapsed: Double) -> EvaluationOutcome {
+        guard state.ensureStack(count + 4) else { return .failure(REPLError(message: "too many results to print")) }
+        _ = state.getGlobal("print")
+        for i in 0..<count { state.pushCopy(of: first + i) }
+        do {
+            _ = try state.pcall(arguments: count, results: 0)
+        } catch {
+            return .failure(REPLError(message: "error calling 'print' (\(error.message))"))
+        }
+        return .values(nil, elapsed: elapsed)
     }
 
     /// The text of `count` values starting at stack index `first` (left in place).

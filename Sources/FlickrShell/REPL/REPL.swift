@@ -98,7 +98,7 @@ final class REPLLoop {
                 pending = []
                 timed = false
             case .endOfInput:
-                if editor.interactive { FileHandleOutput.standardOutput("\n") }
+                FileHandleOutput.standardOutput("\n")  // lua.c ends the REPL on a new line, on a terminal or not
                 return 0
             case .interrupted:
                 pending = []
@@ -142,12 +142,12 @@ final class REPLLoop {
         return words.first == "local" && words.dropFirst().first != "function"
     }
 
-    /// The prompt: `_PROMPT`/`_PROMPT2` when they are strings (as lua.c), else `> ` / `>> `.
+    /// The prompt: `_PROMPT`/`_PROMPT2` as `tostring` gives them (a `__tostring` is called, as
+    /// lua.c's `luaL_tolstring`), else `> ` / `>> `.
     func prompt(continuation: Bool) -> String {
         let name = continuation ? "_PROMPT2" : "_PROMPT"
         let custom = try? runtime.performAndWait { state -> String? in
-            defer { state.pop() }
-            return state.getGlobal(name) == .string ? state.string(at: -1) : nil
+            try state.run("local p = \(name) if p ~= nil then return tostring(p) end", name: "=(prompt)").first?.stringValue
         }
         let text = (custom ?? nil) ?? (continuation ? ">> " : "> ")
         return palette.prompt(text)
@@ -159,12 +159,13 @@ final class REPLLoop {
         let box = Box()
         let color = options.color
         let (depth, items) = (settings.depth, settings.items)
+        let withPrint = !editor.interactive  // off a terminal, results go to `print`, as lua.c's
         let signal = donePipe[1]
         fflush(nil)
         let posted = runtime.post { state in
             // The width when the results are rendered: a resize during the call counts.
             box.outcome = Evaluator.evaluate(chunk, on: state, support: support, color: color, width: LineEditor.terminalColumns,
-                                             depth: depth, items: items)
+                                             depth: depth, items: items, withPrint: withPrint)
             var byte: UInt8 = 1
             _ = write(signal, &byte, 1)
         }
