@@ -197,21 +197,19 @@ public struct EditPlanner: Sendable {
 
     /// Each photo's content type, which getInfo does not give: the account's photos listed per
     /// type (`people.getPhotos` with `content_types`, 500 a page).
-    static func contentTypes(client: FlickrClient) async throws -> ([String: Int], Int) {
+    static func contentTypes(client: FlickrClient) async throws -> [String: Int] {
         var out: [String: Int] = [:]
-        var calls = 0
         for type in 1...3 {
             var page = 1
             while true {
                 let rsp = try await client.call("flickr.people.getPhotos", ["user_id": "me", "content_types": String(type),
                                                                             "per_page": "500", "page": String(page)])
-                calls += 1
                 for p in rsp["photos"]?["photo"]?.array ?? [] { if let id = p["id"]?.string { out[id] = type } }
                 if page >= (rsp["photos"]?["pages"]?.int ?? 1) { break }
                 page += 1
             }
         }
-        return (out, calls)
+        return out
     }
 
     /// The licences Flickr offers (`photos.licenses.getInfo`, one call): id and name.
@@ -294,7 +292,7 @@ struct EditPlanWork: PlanWork {
     /// Each photo's content type, which getInfo does not give, when the edit may change it.
     func complete(_ pres: inout [String: Pre], client: FlickrClient) async throws {
         guard spec.contentType != nil || custom != nil else { return }
-        let types = try await EditPlanner.contentTypes(client: client).0
+        let types = try await EditPlanner.contentTypes(client: client)
         for (id, pre) in pres { pres[id]?.metadata.contentType = types[id] ?? pre.metadata.contentType }
     }
 

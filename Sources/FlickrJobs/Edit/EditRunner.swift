@@ -34,7 +34,7 @@ public struct EditRunner: Sendable {
 
     /// Drives one photo to its targets, group by group: journal the write, send it, and settle
     /// anything unclear by reading. Returns the status, its detail and the photo as it now is.
-    func settle(job: String, photo: EditJobPhoto, current: PhotoMetadata?, planTime: Int, link: RunLink,
+    func settle(job: String, photo: EditJobPhoto, current: PhotoMetadata?, link: RunLink,
                 calls: inout Int) async throws -> (PhotoStatus, String?, PhotoMetadata?) {
         let id = photo.change.pre.photoID
         var created = try await settleCreates(job: job, link: link, calls: &calls)
@@ -262,7 +262,7 @@ extension EditRunner: PhotoWork {
                 return PhotoOutcome(.failed, "the photo is gone (deleted since the plan)", settleAgain: false)
             }
         }
-        let (status, detail, final) = try await settle(job: job, photo: entry, current: current, planTime: planTime,
+        let (status, detail, final) = try await settle(job: job, photo: entry, current: current,
                                                        link: link, calls: &calls)
         return PhotoOutcome(status, detail, final: final)
     }

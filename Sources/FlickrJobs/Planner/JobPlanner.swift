@@ -39,7 +39,7 @@ struct JobPlanner: Sendable {
         let unknown = candidates.filter { pres[$0] == nil }
         let read = try await readConcurrently(unknown, concurrency: concurrency) { [client] id in try await work.read(id, client: client) }
         for (id, pre) in zip(unknown, read) { pres[id] = pre }
-        _ = try await work.complete(&pres, client: client)
+        try await work.complete(&pres, client: client)
 
         var changes: [Work.Change] = []
         var refused: [(change: Work.Change, refusal: Work.Refusal)] = []

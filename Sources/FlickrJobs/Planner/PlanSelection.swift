@@ -9,20 +9,18 @@ struct PlanSelection: Sendable {
     var owner: String
     /// The photos selected, in the selection's order.
     var photos: [ListedPhoto]
-    /// The calls it took.
-    var calls: Int
 
     /// `find` (the library's filter keys) is answered by the source alone; `query` (Flickr's
     /// search arguments) by the source when `mirrorQueries` and it can, else by Flickr.
     static func select(client: FlickrClient, source: (any JobSource)?, query: [String: String], find: [String: String]?,
                        mirrorQueries: Bool) async throws -> PlanSelection {
-        var selection = PlanSelection(owner: "", photos: [], calls: 0)
+        // (Its calls are counted where the plan's are: what the client sent, JobPlanner.)
+        var selection = PlanSelection(owner: "", photos: [])
         if let source {
-            selection.calls += try await source.refresh()
+            _ = try await source.refresh()
             selection.owner = source.account
         } else {
             let login = try await client.call("flickr.test.login")
-            selection.calls += 1
             guard let nsid = login["user"]?["id"]?.string else { throw JobError("flickr.test.login did not name the user") }
             selection.owner = nsid
         }
@@ -34,9 +32,7 @@ struct PlanSelection: Sendable {
         } else if mirrorQueries, let mirrored = try source?.photos(query: query) {
             selection.photos = mirrored
         } else {
-            let (photos, calls) = try await PhotoEnumerator(client: client).photos(query: query)
-            selection.photos = photos
-            selection.calls += calls
+            selection.photos = try await PhotoEnumerator(client: client).photos(query: query).photos
         }
         return selection
     }
