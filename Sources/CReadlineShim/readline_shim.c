@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +22,10 @@ static struct sigaction old_int, old_winch;
 void frl_termination_restore(void);
 static int installed = 0;
 
+/* Each signal is a letter in the pipe: `i` an interrupt, `w` a window change, `z` a Ctrl-Z. */
 static void on_signal(int sig) {
     int saved = errno;
-    (void)!write(sig_pipe[1], sig == SIGWINCH ? "w" : "i", 1);
+    (void)!write(sig_pipe[1], sig == SIGWINCH ? "w" : sig == SIGTSTP ? "z" : "i", 1);
     errno = saved;
 }
 
@@ -93,13 +95,21 @@ void frl_termination_restore(void) {
     termination_installed = 0;
 }
 
+/* Set by drain when a Ctrl-Z was in the pipe; only frl_readline, which installs the handler
+   for SIGTSTP, looks at it. */
+static int suspend_requested = 0;
+static int tstp_installed = 0;
+
 /* Reads the pipe empty; returns the number of interrupts in it (window changes are noted). */
 static int drain(void) {
     char buf[64];
     int n = 0;
     ssize_t r;
     while ((r = read(sig_pipe[0], buf, sizeof buf)) > 0) {
-        for (ssize_t i = 0; i < r; i++) if (buf[i] == 'i') n++;
+        for (ssize_t i = 0; i < r; i++) {
+            if (buf[i] == 'i') n++;
+            if (buf[i] == 'z' && tstp_installed) suspend_requested = 1;
+        }
     }
     return n;
 }
@@ -142,6 +152,7 @@ int frl_wait(int fd, int timeout_ms) {
         if (wait_either(fd, timeout_ms, &fd_ready, &signalled) <= 0) return -1;
         if (signalled) {
             if (drain() > 0) return 0;
+            if (suspend_requested) return 3;
             /* Only a window change: the editor redraws at the new width now; anyone else may
                ignore it, since the next line read asks the terminal for its size. */
             if (!fd_ready) return 2;
@@ -303,6 +314,62 @@ static void follow_window_size(int redraw) {
     if (redraw) rl_resize_terminal(); else rl_reset_screen_size();
 }
 
+/* Ctrl-Z while a line is edited. readline's own handler is off (rl_catch_signals = 0: signals
+   come through the self-pipe), so it is done here, on the editing thread, as readline's handler
+   would: the terminal is given back as it was found, the process stops as Ctrl-Z asks, and on
+   `fg` the terminal is readline's again and the prompt and the line being typed are drawn anew
+   on the line the shell left the cursor on. Installed only while a line is read: during a
+   call, Ctrl-Z stops the process at once, as the default action does. */
+static struct sigaction old_tstp;
+
+static void suspend_install(void) {
+    if (tstp_installed || sig_pipe[1] < 0) return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    suspend_requested = 0;
+    if (sigaction(SIGTSTP, &sa, &old_tstp) == 0) tstp_installed = 1;
+}
+
+static void suspend_restore(void) {
+    if (!tstp_installed) return;
+    sigaction(SIGTSTP, &old_tstp, NULL);
+    tstp_installed = 0;
+    suspend_requested = 0;
+}
+
+static void follow_window_size(int redraw);
+
+static void suspend(void) {
+    suspend_requested = 0;
+    rl_echo_signal_char(SIGTSTP);       /* ^Z, as the terminal would echo it */
+    rl_cleanup_after_signal();          /* the terminal's modes as they were before readline */
+    /* Stop with the default action, SIGTSTP unblocked on this thread. In an orphaned process
+       group the kernel discards it (there is no shell to continue us): the line is redrawn. */
+    struct sigaction dfl, ours;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGTSTP, &dfl, &ours);
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTSTP);
+    pthread_sigmask(SIG_UNBLOCK, &set, &old);
+    kill(getpid(), SIGTSTP);
+    /* … continued (SIGCONT): */
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    sigaction(SIGTSTP, &ours, NULL);
+    rl_reset_after_signal();            /* readline's modes again */
+    known_cols = known_rows = 0;        /* the window may have changed while stopped */
+    follow_window_size(0);
+    rl_on_new_line();                   /* the cursor is at the start of a fresh line */
+    rl_redisplay();
+}
+
+static int edit(int in);
+
 static void on_line(char *line) {
     got_line = line;
     got_done = 1;
@@ -324,9 +391,24 @@ int frl_readline(const char *prompt, char **out) {
     known_cols = known_rows = 0;
     follow_window_size(0);
     rl_callback_handler_install(prompt, on_line);
+    suspend_install();
     int in = fileno(rl_instream);
+    int status = edit(in);
+    suspend_restore();
+    if (status != FRL_LINE) return status;
+    if (got_line == NULL) return FRL_EOF;
+    *out = got_line;
+    return FRL_LINE;
+}
+
+/* The editing loop of frl_readline: FRL_LINE when on_line was called, else how it ended. */
+static int edit(int in) {
     while (!got_done) {
         int r = frl_wait(in, -1);
+        if (r == 3) {
+            suspend();
+            continue;
+        }
         if (r == 2) {
             /* A window change while editing: redraw the line at the new width at once. */
             follow_window_size(1);
@@ -355,8 +437,6 @@ int frl_readline(const char *prompt, char **out) {
             return FRL_EOF;
         }
     }
-    if (got_line == NULL) return FRL_EOF;
-    *out = got_line;
     return FRL_LINE;
 }
 
@@ -416,11 +496,13 @@ int frl_plain_readline(const char *prompt, char **out) {
     }
 }
 
-int frl_columns(void) {
+int frl_columns_of(int fd) {
     struct winsize ws;
-    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+    if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
     return 80;
 }
+
+int frl_columns(void) { return frl_columns_of(STDOUT_FILENO); }
 
 int frl_rows(void) {
     struct winsize ws;

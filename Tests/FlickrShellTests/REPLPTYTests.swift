@@ -51,6 +51,11 @@ struct REPLPTYTests {
         try await Self.scenario("eof_continuation", checks: ["Ctrl-D at >> reports 'end' expected", "keys typed one by one after Ctrl-D"])
     }
 
+    @Test("Ctrl-Z under an interactive bash, then fg: the prompt and the half-typed line come back; Tab, Ctrl-L, Up, Ctrl-R work at once")
+    func suspendAndContinue() async throws {
+        try await Self.scenario("suspend", checks: ["Ctrl-Z then fg redraws the prompt", "after fg Tab, Ctrl-L, Up and Ctrl-R work"])
+    }
+
     @Test(": and Tab complete the REPL's commands; an unknown namespace gets a did-you-mean")
     func commandCompletion() async throws {
         try await Self.scenario("command_completion", checks: [":<TAB> lists and completes", "flickr.photoz / flickr.nope"])

@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -840,6 +841,62 @@ def eof_continuation(a, home):
         ok("keys typed one by one after Ctrl-D at >> keep the session")
 
 
+def suspend(a, home):
+    """Ctrl-Z at the prompt under an interactive bash (job control, as a person's terminal has
+    it), then `fg`: the prompt and the half-typed line come back, and every key works at once —
+    Tab, Ctrl-L, Up, Ctrl-R — as in lua5.4, not a cooked terminal waiting for Enter."""
+    env = base_env(home)
+    env.update(PS1="bash$ ", HISTFILE=os.path.join(home, "bash_history"))
+    s = Session(["--norc", "--noprofile", "-i"], "/bin/bash", env, dimensions=(24, 80))
+    try:
+        s.expect("bash$ ", "bash's prompt")
+        s.send(shlex.quote(a.flickr) + " --sandbox\r")
+        s.prompt("the REPL's first prompt under bash")
+        typed(s, "answer = 4")
+        s.send("\x1a")
+        s.expect("Stopped", "bash reports the REPL stopped")
+        s.expect("bash$ ", "bash's prompt after Ctrl-Z")
+        typed(s, "fg\r")
+        s.expect(re.compile(rb"\n> answer = 4"), "after fg the prompt and the line being typed are drawn again")
+        typed(s, "2\r")
+        s.prompt("the line finished after fg ran")
+        typed(s, "answer\r")
+        s.expect(re.compile(rb"\r\n42\r\n"), "the line typed across the stop is whole")
+        s.prompt()
+        ok("Ctrl-Z then fg redraws the prompt and the line being typed")
+        typed(s, "flickr.test.ec\t")
+        s.expect("ho(", "Tab completes at once after fg")
+        s.send("\x15")                         # Ctrl-U: kill the line
+        s.send("\x0c")                         # Ctrl-L: clear the screen, redraw the prompt
+        s.expect(re.compile(rb"\x1b\[2J"), "Ctrl-L clears the screen")
+        s.send("\x1b[A")                       # Up: the last entry
+        s.expect("answer", "Up recalls the history after fg")
+        s.send("\x15")
+        typed(s, "\x12answer =")                # Ctrl-R: search the history
+        s.expect("answer = 42", "Ctrl-R finds the entry after fg")
+        s.send("\x07")                         # Ctrl-G: leave the search
+        s.send("\x15")
+        typed(s, "answer + 1\r")
+        s.expect(re.compile(rb"\r\n43\r\n"), "the REPL evaluates after the keys")
+        s.prompt()
+        if b"^L" in bytes(s.log):
+            raise Fail("Ctrl-L was echoed as ^L: the terminal was left cooked")
+        ok("after fg Tab, Ctrl-L, Up and Ctrl-R work at once")
+        s.send("\x04")
+        s.expect("bash$ ", "bash's prompt after the REPL ends")
+        s.send("exit\r")
+        s.finish("bash exits")
+    finally:
+        s.close()
+
+
+def typed(s, text, pause=0.03):
+    """Sends `text` a key at a time, as a person types it."""
+    for key in text:
+        s.send(key)
+        time.sleep(pause)
+
+
 def command_completion(a, home):
     """`:` + Tab completes the REPL's own commands; flickr.nope gets a did-you-mean."""
     with repl(a, home) as s:
@@ -987,7 +1044,7 @@ def transfer_interrupt(a, home):
 
 SCENARIOS = {f.__name__: f for f in (completion, pager, multiline, errors, commands, cancel, interrupt, history, color, plain,
                                      installed, secrets, pager_less, pager_variants, pager_missing, resize,
-                                     eof_continuation, command_completion, script_interrupt, transfer_interrupt)}
+                                     eof_continuation, command_completion, script_interrupt, transfer_interrupt, suspend)}
 
 
 def main():

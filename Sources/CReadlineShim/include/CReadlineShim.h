@@ -38,7 +38,8 @@ void frl_signals_restore(void);
 int frl_take_interrupts(void);
 /* Waits until `fd` is readable (returns 1), an interrupt arrives (returns 0, consumed) or the
    window changes (returns 2; a caller not editing may ignore it: the next frl_readline asks the
-   terminal for its size); `timeout_ms` < 0 waits for ever (returns -1 on timeout or error). */
+   terminal for its size), or, only while frl_readline edits a line, a Ctrl-Z arrives (returns
+   3); `timeout_ms` < 0 waits for ever (returns -1 on timeout or error). */
 int frl_wait(int fd, int timeout_ms);
 /* Blocks until interrupts arrive (returns how many, consumed; window changes are dropped) or
    `stop_fd` is readable (returns -1): the loop of a thread that hands Ctrl-Cs to a command. */
@@ -58,6 +59,8 @@ int frl_plain_readline(const char *prompt, char **out);
 int frl_run_pager(const char *command, const char *text, size_t len, int *status);
 /* Terminal width in columns (standard output, else 80). */
 int frl_columns(void);
+/* The width of the terminal `fd` is, in columns (80 when it is none). */
+int frl_columns_of(int fd);
 /* The terminal's height (24 when not a terminal). */
 int frl_rows(void);
 

@@ -21,7 +21,7 @@ public protocol FlickrRequestDelegate: AnyObject, Sendable {
     func flickrRequest(_ request: FlickrRequest, didCompleteWith response: FlickrNode)
     /// The request failed (a `.cancelled` error after ``FlickrRequest/cancel()``).
     func flickrRequest(_ request: FlickrRequest, didFailWith error: FlickrError)
-    /// An upload's progress: bytes sent so far of `totalBytes` (nil when unknown).
+    /// An upload's progress: the file's bytes sent so far of `totalBytes`, its size (nil when unknown).
     func flickrRequest(_ request: FlickrRequest, imageUploadSentBytes sent: Int64, totalBytes: Int64?)
 }
 

@@ -40,7 +40,8 @@ public struct UploadTicket: Sendable, Hashable {
     public var photoID: String?
 }
 
-/// Progress of an upload: bytes handed to the network so far, and the total when known.
+/// Progress of an upload: the file's bytes handed to the network so far, and the file's size
+/// when known (the form fields around the file are not counted, so `sent` ends at `total`).
 public typealias UploadProgress = @Sendable (_ sent: Int64, _ total: Int64?) -> Void
 
 extension FlickrClient {
@@ -52,8 +53,8 @@ extension FlickrClient {
     ///   - arguments: `title`, `description`, `tags` (a tag string; see `TagString/join(_:)`),
     ///     `is_public`, `is_friend`, `is_family`, `safety_level`, `content_type`, `hidden`, `dedup_check`…
     ///   - async: ask for a ticket instead of waiting for Flickr to process the file.
-    ///   - progress: called with the bytes sent so far and the total (nil for a stream of unknown
-    ///     length) as the body goes out.
+    ///   - progress: called with the file's bytes sent so far and its size (nil for a stream of
+    ///     unknown length) as the body goes out: `(0, size)` first, `(size, size)` last.
     /// - Throws: ``FlickrError``; a duplicate (code 9) carries ``FlickrError/duplicatePhotoID``.
     public func upload(_ source: UploadSource, arguments: [String: String] = [:], async: Bool = false,
                        progress: UploadProgress? = nil) async throws(FlickrError) -> UploadResult {

@@ -2,7 +2,8 @@ import NIOCore
 
 /// A `multipart/form-data` body produced piece by piece: the form fields, the `photo` part's
 /// header, the photo bytes as they are read, then the closing boundary. Nothing but the
-/// current chunk is held in memory. Progress counts bytes handed to the HTTP client.
+/// current chunk is held in memory. Progress counts the photo's bytes handed to the HTTP client
+/// (not the form fields around them), so that it ends at the file's size.
 struct MultipartBody: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
 
@@ -60,37 +61,31 @@ struct MultipartBody: AsyncSequence, Sendable {
     }
 
     struct AsyncIterator: AsyncIteratorProtocol {
-        enum Stage { case head, content, tail, done }
+        enum Stage { case head, content, done }
         var stage = Stage.head
         let body: MultipartBody
         var content: ContentIterator?
+        /// The photo bytes handed out so far.
         var sent: Int64 = 0
 
         mutating func next() async throws -> ByteBuffer? {
-            let chunk: ByteBuffer?
             switch stage {
             case .head:
                 stage = .content
                 content = body.content()
-                chunk = body.head
+                body.progress?(0, body.contentLength)
+                return body.head
             case .content:
-                if let piece = try await content!.next() {
-                    chunk = piece
-                } else {
+                guard let piece = try await content!.next() else {
                     stage = .done
-                    chunk = body.tail
+                    return body.tail
                 }
-            case .tail:
-                stage = .done
-                chunk = body.tail
+                sent += Int64(piece.readableBytes)
+                body.progress?(sent, body.contentLength)
+                return piece
             case .done:
                 return nil
             }
-            if let chunk {
-                sent += Int64(chunk.readableBytes)
-                body.progress?(sent, body.totalLength)
-            }
-            return chunk
         }
     }
 

@@ -7,7 +7,9 @@ import Synchronization
 ///     uploading 3/12  cat.jpg  [#########-----------]  45%   all [###-------]  31%  2.1 MiB/s
 ///
 /// redrawn in place on stderr whenever the file's whole percentage changes or another 256 KiB
-/// has moved (never less often), and ended with a newline.
+/// has moved (never less often), and ended with a newline. Each frame is laid out for the
+/// terminal's width at that moment (``ProgressLayout``): on a narrow one the rate, then the
+/// batch's bar, then the file's bar give way, and the name is shortened.
 final class BatchProgress: Sendable {
     private struct State {
         var file = ""
@@ -26,14 +28,18 @@ final class BatchProgress: Sendable {
     private let verb: String
     private let files: Int
     private let batchTotal: Int64?
+    private let columns: @Sendable () -> Int
     private let write: @Sendable (String) -> Void
 
-    /// `batchTotal`: the bytes of every file, when known up front (uploads).
+    /// `batchTotal`: the bytes of every file, when known up front (uploads); `columns`: the
+    /// terminal's width, asked at each frame.
     init(verb: String, files: Int, batchTotal: Int64?,
+         columns: @escaping @Sendable () -> Int = { ProgressLayout.stderrColumns },
          write: @escaping @Sendable (String) -> Void = { FileHandleOutput.standardError($0) }) {
         self.verb = verb
         self.files = files
         self.batchTotal = batchTotal
+        self.columns = columns
         self.write = write
     }
 
@@ -97,27 +103,41 @@ final class BatchProgress: Sendable {
         let elapsed = ContinuousClock.now - s.start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let moved = s.batchDone + s.fileDone
-        let rate = seconds > 0 ? Int64(Double(moved) / seconds) : 0
-        var name = s.file
-        if name.count > 28 { name = "…" + name.suffix(27) }
-        var line = "\r\(verb) \(s.index)/\(files)  \(name)  "
-        if let total = s.fileTotal, total > 0 {
-            line += Self.bar(Double(s.fileDone) / Double(total), width: 20)
-        } else {
-            line += ProgressBar.mebibytes(s.fileDone)
+        let rate = "  \(ProgressBar.mebibytes(seconds > 0 ? Int64(Double(moved) / seconds) : 0))/s"
+        let count = "\(verb) \(s.index)/\(files)"
+        let long = Self.shortened(s.file, to: 28), short = Self.shortened(s.file, to: 16)
+        let fileFraction = s.fileTotal.flatMap { $0 > 0 ? Double(s.fileDone) / Double($0) : nil }
+        let file: (Int) -> String = { width in
+            fileFraction.map { Self.bar($0, width: width) } ?? ProgressBar.mebibytes(s.fileDone)
         }
-        if let batchTotal, batchTotal > 0 {
-            line += "   all " + Self.bar(Double(moved) / Double(batchTotal), width: 10)
+        let all: (Int) -> String = { width in
+            guard let batchTotal = self.batchTotal, batchTotal > 0 else { return "" }
+            return "   all " + Self.bar(Double(moved) / Double(batchTotal), width: max(4, width / 2))
         }
-        return line + "  \(ProgressBar.mebibytes(rate))/s\u{1B}[K"
+        let line = ProgressLayout.fit(columns: columns(), bars: 6...20, [
+            { "\(count)  \(long)  \(file($0))\(all($0))\(rate)" },
+            { "\(count)  \(short)  \(file($0))\(all($0))\(rate)" },
+            { "\(count)  \(short)  \(file($0))\(all($0))" },
+            { "\(count)  \(short)  \(file($0))" },
+            { _ in "\(count)  \(fileFraction.map(Self.percent) ?? ProgressBar.mebibytes(s.fileDone))" },
+        ])
+        return "\r" + line + "\u{1B}[K"
+    }
+
+    /// `name`, cut from the front to at most `limit` characters (`…` marking the cut).
+    static func shortened(_ name: String, to limit: Int) -> String {
+        name.count > limit ? "…" + name.suffix(limit - 1) : name
+    }
+
+    /// ` 50%`: a whole percentage, right-aligned in four columns.
+    static func percent(_ fraction: Double) -> String {
+        let p = String(Int((max(0, min(1, fraction)) * 100).rounded(.down)))
+        return String(repeating: " ", count: max(0, 3 - p.count)) + p + "%"
     }
 
     /// `[#####-----]  50%`
     static func bar(_ fraction: Double, width: Int) -> String {
-        let f = max(0, min(1, fraction))
-        let filled = Int((f * Double(width)).rounded(.down))
-        let percent = String(Int((f * 100).rounded(.down)))
-        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
-            + String(repeating: " ", count: max(0, 3 - percent.count)) + percent + "%"
+        let filled = Int((max(0, min(1, fraction)) * Double(width)).rounded(.down))
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] " + percent(fraction)
     }
 }

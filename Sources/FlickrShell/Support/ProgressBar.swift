@@ -7,7 +7,8 @@ import Synchronization
 ///
 ///     uploading [##########----------]  52%  26.0 MiB of 50.0 MiB  31.2 MiB/s
 ///
-/// Drawn on stderr with `\r`, at most ten times a second, finished with a newline.
+/// Drawn on stderr with `\r`, at most ten times a second, finished with a newline; each frame is
+/// laid out for the terminal's width at that moment (``ProgressLayout``), so it stays on one row.
 final class ProgressBar: Sendable {
     private struct State {
         var lastDraw: ContinuousClock.Instant?
@@ -15,11 +16,13 @@ final class ProgressBar: Sendable {
         var finished = false
     }
     private let state = Mutex(State())
-    private let width: Int
+    private let columns: @Sendable () -> Int
     private let write: @Sendable (String) -> Void
 
-    init(width: Int = 24, write: @escaping @Sendable (String) -> Void = { FileHandleOutput.standardError($0) }) {
-        self.width = width
+    /// `columns`: the terminal's width, asked at each frame.
+    init(columns: @escaping @Sendable () -> Int = { ProgressLayout.stderrColumns },
+         write: @escaping @Sendable (String) -> Void = { FileHandleOutput.standardError($0) }) {
+        self.columns = columns
         self.write = write
     }
 
@@ -40,24 +43,34 @@ final class ProgressBar: Sendable {
             if done && s.finished { return nil }
             s.lastDraw = now
             s.finished = done
-            return Self.render(sent: sent, total: total, elapsed: now - s.start!, width: width) + (done ? "\n" : "")
+            return Self.render(sent: sent, total: total, elapsed: now - s.start!, columns: columns()) + (done ? "\n" : "")
         }
         if let line { write(line) }
     }
 
-    /// One frame of the bar.
-    static func render(sent: Int64, total: Int64?, elapsed: Duration, width: Int) -> String {
+    /// One frame of the bar for a terminal `columns` wide: `\r`, the line, then an erase to the
+    /// end of the row (a narrower frame leaves nothing of a wider one). The rate goes first when
+    /// the width is short, then the sizes, then the bar.
+    static func render(sent: Int64, total: Int64?, elapsed: Duration, columns: Int) -> String {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let rate = seconds > 0 ? Double(sent) / seconds : 0
-        guard let total, total > 0 else {
-            return "\ruploading  \(mebibytes(sent)) sent  \(mebibytes(Int64(rate)))/s"
+        let rate = "\(mebibytes(Int64(seconds > 0 ? Double(sent) / seconds : 0)))/s"
+        let line: String
+        if let total, total > 0 {
+            let fraction = Double(sent) / Double(total)
+            let sizes = "\(mebibytes(sent)) of \(mebibytes(total))"
+            line = ProgressLayout.fit(columns: columns, bars: 8...24, [
+                { "uploading \(BatchProgress.bar(fraction, width: $0))  \(sizes)  \(rate)" },
+                { "uploading \(BatchProgress.bar(fraction, width: $0))  \(sizes)" },
+                { "uploading \(BatchProgress.bar(fraction, width: $0))" },
+                { _ in "uploading \(BatchProgress.percent(fraction))" },
+            ])
+        } else {
+            line = ProgressLayout.fit(columns: columns, bars: 0...0, [
+                { _ in "uploading  \(mebibytes(sent)) sent  \(rate)" },
+                { _ in "uploading  \(mebibytes(sent)) sent" },
+            ])
         }
-        let fraction = min(1, Double(sent) / Double(total))
-        let filled = Int((fraction * Double(width)).rounded(.down))
-        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        let percent = String(Int((fraction * 100).rounded(.down)))
-        return "\ruploading [\(bar)] \(String(repeating: " ", count: max(0, 3 - percent.count)))\(percent)%  "
-            + "\(mebibytes(sent)) of \(mebibytes(total))  \(mebibytes(Int64(rate)))/s"
+        return "\r" + line + "\u{1B}[K"
     }
 
     static func mebibytes(_ bytes: Int64) -> String {
