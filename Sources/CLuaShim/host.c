@@ -1,11 +1,16 @@
 /* Interrupts and the wake-up semaphore (see CLuaShim.h, part 3).
  *
- * A C signal handler cannot touch a Lua state (lua.c, `laction`). lua.c therefore sets a hook
- * from the handler; here the hook is installed once, as a count hook that every coroutine
- * inherits, and the handler only stores an atomic flag and posts a semaphore — both
- * async-signal-safe. */
+ * A C signal handler cannot do more to a Lua state than set a hook (lua.c, `laction`), and no
+ * other thread may touch it at all. lua.c sets its hook only when a Ctrl-C comes, so that no
+ * hook is there otherwise (debug.gethook() answers nothing, and a script's own hooks are the
+ * only ones). LuaKit does the same: an interrupt stores an atomic flag, posts a semaphore (a
+ * waiting Lua thread wakes) and, when it comes from another thread, sends the Lua thread a
+ * signal whose handler — on the Lua thread, as lua.c's is — sets the hook on the main thread
+ * and on the thread of the innermost Swift function. The hook puts back whatever hooks it
+ * replaced, then raises the interrupt. */
 #include "CLuaShim.h"
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <semaphore.h>
 #include <stdatomic.h>
@@ -18,11 +23,25 @@
  * running — the next one to start. Both are job number `finished + 1`, so interrupting is one
  * atomic load and one atomic store (async-signal-safe), and an interrupt whose job ended before
  * the hook saw it expires by itself instead of stopping the next job. */
+/* A hook the interrupt hook replaced, put back when it fires. */
+typedef struct {
+    lua_State *L;
+    lua_Hook hook;
+    int mask, count;
+} lk_saved_hook;
+
 struct lk_host {
     atomic_uint_fast64_t interrupt; /* the job number it targets; 0: none */
     atomic_uint_fast64_t finished;  /* top-level jobs finished so far */
     sem_t wake;
     void *owner;
+    /* Owned states only (a foreign state's interpreter interrupts by itself): */
+    lua_State *main;
+    _Atomic(lua_State *) running;   /* the thread of the innermost Swift function, or main */
+    pthread_t thread;               /* the Lua thread, once bound */
+    atomic_int bound;
+    lk_saved_hook saved[2];         /* Lua thread only (its signal handler included) */
+    int armed;                      /* entries of `saved` in use */
 };
 
 /* Registry key of the flags of a state LuaKit did not create (lk_host_attach_foreign): a light
@@ -83,16 +102,126 @@ int lk_is_interrupt(lua_State *L, int idx) {
     return same;
 }
 
+/* ---- Arming the hook on an interrupt --------------------------------------------------------- */
+
+static void lk_hook(lua_State *L, lua_Debug *ar);
+
+/* The signal another thread sends the Lua thread to have the hook set (a real-time signal
+ * nothing else uses; a program Lua starts gets it at its default action, and it is never sent
+ * to one). */
+static int lk_arm_signal(void) { return SIGRTMIN + 2; }
+
+static void lk_arm_handler(int sig);
+
+static void lk_install_arm_handler(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = lk_arm_handler;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;   /* a Lua thread in a system call goes on with it */
+    sigaction(lk_arm_signal(), &sa, NULL);
+}
+
+/* The host whose Lua thread this is (lk_host_bind_thread), for the signal handler. */
+static _Thread_local lk_host *lk_thread_host = NULL;
+
+/* Lua thread: sets the interrupt hook on L (lua.c's: call, return and every instruction),
+ * remembering the hook it replaces. */
+static void lk_arm_one(lk_host *h, lua_State *L) {
+    if (L == NULL || lua_gethook(L) == lk_hook || h->armed == 2) return;
+    lk_saved_hook *s = &h->saved[h->armed++];
+    s->L = L;
+    s->hook = lua_gethook(L);
+    s->mask = lua_gethookmask(L);
+    s->count = lua_gethookcount(L);
+    lua_sethook(L, lk_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+/* Lua thread (also in a signal handler): arms the main thread and the running one. */
+static void lk_arm(lk_host *h) {
+    lk_arm_one(h, h->main);
+    lk_arm_one(h, atomic_load(&h->running));
+}
+
+/* lk_arm off the signal handler, the arming signal held off so that its handler never
+ * finds `saved` half written. */
+static void lk_arm_blocked(lk_host *h) {
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, lk_arm_signal());
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    lk_arm(h);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void lk_arm_handler(int sig) {
+    (void)sig;
+    int saved = errno;
+    lk_host *h = lk_thread_host;
+    if (h != NULL) lk_arm(h);
+    errno = saved;
+}
+
+/* Lua thread, in the hook: puts back the hooks the interrupt hook replaced. A coroutine made
+ * while it was set inherited it: it gets what it would have inherited (the main thread's). The
+ * arming signal is held off meanwhile, so its handler never sees `saved` half restored. */
+static void lk_disarm(lk_host *h, lua_State *L) {
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, lk_arm_signal());
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    int found = 0;
+    for (int i = 0; i < h->armed; i++) {
+        lk_saved_hook *s = &h->saved[i];
+        if (s->L == L) found = 1;
+        if (lua_gethook(s->L) == lk_hook) lua_sethook(s->L, s->hook, s->mask, s->count);
+    }
+    if (!found) {
+        lk_saved_hook *m = h->armed > 0 && h->saved[0].L == h->main ? &h->saved[0] : NULL;
+        if (m != NULL) lua_sethook(L, m->hook, m->mask, m->count); else lua_sethook(L, NULL, 0, 0);
+    }
+    h->armed = 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 static void lk_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     lk_host *h = lk_host_of(L);
-    if (h != NULL && lk_host_take_interrupt(h)) {
+    if (h == NULL) {
+        lua_sethook(L, NULL, 0, 0);
+        return;
+    }
+    lk_disarm(h, L);
+    if (lk_host_take_interrupt(h)) {
         lk_push_interrupt(L);
         lua_error(L);
     }
 }
 
-lk_host *lk_host_attach(lua_State *L, void *owner, int count) {
+void lk_host_bind_thread(lk_host *h) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, lk_install_arm_handler);
+    h->thread = pthread_self();
+    lk_thread_host = h;
+    atomic_store(&h->bound, 1);
+}
+
+void lk_host_unbind_thread(lk_host *h) {
+    atomic_store(&h->bound, 0);
+    lk_thread_host = NULL;
+}
+
+void lk_host_set_running(lk_host *h, lua_State *L) {
+    atomic_store(&h->running, L);
+}
+
+void lk_host_arm_if_pending(lk_host *h) {
+    uint_fast64_t target = atomic_load(&h->interrupt);
+    if (target == 0 || target <= atomic_load(&h->finished) || !atomic_load(&h->bound)) return;
+    lk_arm_blocked(h);
+}
+
+lk_host *lk_host_attach(lua_State *L, void *owner) {
     lk_host *h = calloc(1, sizeof *h);
     if (h == NULL) return NULL;
     atomic_init(&h->interrupt, 0);
@@ -110,8 +239,10 @@ lk_host *lk_host_attach(lua_State *L, void *owner, int count) {
         return NULL;
     }
     h->owner = owner;
+    h->main = L;
+    atomic_init(&h->running, L);
+    atomic_init(&h->bound, 0);
     memcpy(lua_getextraspace(L), &h, sizeof h);
-    lua_sethook(L, lk_hook, LUA_MASKCOUNT, count > 0 ? count : 1000);
     return h;
 }
 
@@ -133,6 +264,8 @@ void *lk_host_owner(lua_State *L) {
 void lk_host_interrupt(lk_host *h) {
     atomic_store(&h->interrupt, atomic_load(&h->finished) + 1);
     sem_post(&h->wake);
+    if (!atomic_load(&h->bound)) return;  /* a foreign state, or a thread not started or ended */
+    if (pthread_equal(pthread_self(), h->thread)) lk_arm_blocked(h); else pthread_kill(h->thread, lk_arm_signal());
 }
 
 int lk_host_take_interrupt(lk_host *h) {
@@ -310,7 +443,7 @@ static void lk_sigint_handler(int sig) {
 /* lua.c's laction, on SIGINT, sets SIGINT back to its default action and sets a hook on the main
  * thread (lstop: call, return and count 1) that raises "interrupted!" when Lua code runs next. */
 static int lk_luac_interrupt_pending(lua_State *main) {
-    return lua_gethook(main) != NULL && lua_gethookmask(main) == (LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT) &&
+    return lua_gethook(main) != NULL && lua_gethook(main) != lk_hook && lua_gethookmask(main) == (LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT) &&
            lua_gethookcount(main) == 1;
 }
 

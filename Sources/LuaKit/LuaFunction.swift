@@ -199,6 +199,7 @@ private func luaKitDispatch(_ L: OpaquePointer?, _ box: UnsafeMutableRawPointer?
     let host = state.host
     let saved = host.current
     host.current = L
+    lk_host_arm_if_pending(host.flags)
     defer { host.current = saved }
     do {
         let call = LuaCall(state: state, name: function.name, argumentCount: lua_gettop(L))

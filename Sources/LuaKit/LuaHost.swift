@@ -78,7 +78,10 @@ final class LuaHost: @unchecked Sendable {
     nonisolated(unsafe) var waitDepth = 0
     nonisolated(unsafe) var raisedErrors: [any Error] = []
     /// The thread running the innermost Swift function (or the main state between calls).
-    nonisolated(unsafe) var current: OpaquePointer
+    /// An interrupt sets its hook on this thread as well as on the main one.
+    nonisolated(unsafe) var current: OpaquePointer {
+        didSet { lk_host_set_running(flags, current) }
+    }
     nonisolated(unsafe) var closed = false
 
     /// Registry key of the table of values raised for Swift errors (parallel to `raisedErrors`).
@@ -88,7 +91,7 @@ final class LuaHost: @unchecked Sendable {
     /// How many raised Swift errors are remembered for rethrowing as themselves.
     static let raisedLimit = 64
 
-    init(stackSize: Int, hookInterval: Int32, openLibraries: Bool, ignoreEnvironment: Bool = false) throws(LuaError) {
+    init(stackSize: Int, openLibraries: Bool, ignoreEnvironment: Bool = false) throws(LuaError) {
         LuaFunctionBox.installTrampoline
         guard let L = luaL_newstate() else { throw LuaError(kind: .memory, message: "cannot create a Lua state") }
         guard let h = lk_heap_new() else {
@@ -102,8 +105,8 @@ final class LuaHost: @unchecked Sendable {
         current = L
         foreign = false
         self.stackSize = stackSize
-        // The hook and the extra space come first: coroutines copy both from the main thread.
-        guard let f = lk_host_attach(L, nil, hookInterval) else {
+        // The extra space comes first: coroutines copy it from the main thread.
+        guard let f = lk_host_attach(L, nil) else {
             lua_close(L)
             lk_heap_free(h)
             throw LuaError(kind: .memory, message: "cannot create the Lua host")
@@ -218,6 +221,7 @@ final class LuaHost: @unchecked Sendable {
     // MARK: - The thread
 
     private func run() {
+        lk_host_bind_thread(flags)
         threadReady.withLock { $0 = pthread_self() }
         running.signal()
         while true {
@@ -238,6 +242,7 @@ final class LuaHost: @unchecked Sendable {
             if jobs.isEmpty && unrefs.isEmpty { lk_host_sleep(flags) }
         }
         closed = true
+        lk_host_unbind_thread(flags)
         for task in tasks.values { task.cancel() }
         tasks.removeAll()
         deliveries.removeAll()

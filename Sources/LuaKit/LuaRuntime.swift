@@ -29,8 +29,6 @@ public final class LuaRuntime: Sendable {
     public struct Configuration: Sendable {
         /// Stack size of the Lua thread, in bytes (C recursion of Lua and of conversions).
         public var stackSize: Int
-        /// Instructions between two checks for an interrupt (the count hook).
-        public var hookInterval: Int32
         /// Open Lua's standard libraries (`luaL_openlibs`).
         public var openStandardLibraries: Bool
 
@@ -38,11 +36,10 @@ public final class LuaRuntime: Sendable {
         /// forms) and starts from Lua's default paths.
         public var ignoreEnvironment: Bool
 
-        public init(stackSize: Int = 16 << 20, hookInterval: Int32 = 1000, openStandardLibraries: Bool = true,
+        public init(stackSize: Int = 16 << 20, openStandardLibraries: Bool = true,
                     ignoreEnvironment: Bool = false) {
             self.ignoreEnvironment = ignoreEnvironment
             self.stackSize = stackSize
-            self.hookInterval = hookInterval
             self.openStandardLibraries = openStandardLibraries
         }
     }
@@ -54,8 +51,7 @@ public final class LuaRuntime: Sendable {
     public static var luaRelease: String { String(cString: lk_lua_release()) }
 
     public init(_ configuration: Configuration = Configuration()) throws(LuaError) {
-        host = try LuaHost(stackSize: configuration.stackSize, hookInterval: configuration.hookInterval,
-                           openLibraries: configuration.openStandardLibraries,
+        host = try LuaHost(stackSize: configuration.stackSize, openLibraries: configuration.openStandardLibraries,
                            ignoreEnvironment: configuration.ignoreEnvironment)
         try host.start()
     }
@@ -118,7 +114,9 @@ public final class LuaRuntime: Sendable {
         return Result { try body(state) }
     }
 
-    /// Stops running Lua code: at the next hook check the running code raises the interrupt
+    /// Stops running Lua code: as lua.c does on Ctrl-C, a hook set for the purpose (on the main
+    /// thread and the thread of the innermost Swift function; any hooks of the script's are put
+    /// back when it fires) makes the running code raise the interrupt
     /// (kind ``LuaError/Kind/interrupted``, shown as lua.c's "interrupted!"; Lua code cannot
     /// raise one of its own); a call blocked on async work is cancelled and raises the same.
     /// It targets the job running now or, with none running, the next job to start; an

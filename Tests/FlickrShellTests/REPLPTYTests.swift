@@ -88,7 +88,8 @@ struct REPLPTYTests {
     @Test("Ctrl-C in the script runner: interrupted! + traceback and exit 1, catchable by pcall, also in a blocking call")
     func scriptInterrupt() async throws {
         try await Self.scenario("script_interrupt", sandbox: true,
-                                checks: ["Ctrl-C in a busy script", "catches Ctrl-C with pcall", "during a blocking call"])
+                                checks: ["Ctrl-C in a busy script", "catches Ctrl-C with pcall", "during a blocking call",
+                                         "a script's own hook does not stop Ctrl-C"])
     }
 
     @Test("Ctrl-C in upload --set and download: lines as files complete, stop after the file in flight, abort on the second, exit 130")

@@ -187,8 +187,9 @@ import FlickrTestSupport
             try await withDeadline(20, "the interrupted loop") {
                 try await lua.perform { L -> LuaError? in
                     do {
-                        // Also inside a coroutine: the hook is inherited.
-                        try L.run("coroutine.wrap(function() started(); while true do end end)()")
+                        // Also inside a coroutine whose loop calls Swift: the hook is set on it
+                        // at the next call (as lua.c's fires on calls).
+                        try L.run("coroutine.wrap(function() started(); local n = 0; while true do n = n + #tostring(n); started() end end)()")
                         return nil
                     } catch let e as LuaError { return e }
                 }
@@ -201,6 +202,44 @@ import FlickrTestSupport
         #expect(error?.message == "interrupted!")
         // The runtime stays usable.
         #expect(try await lua.perform { L in try L.run("return 1") } == [1])
+    }
+
+    @Test("No hook is installed until an interrupt comes (debug.gethook() is nil, in coroutines too); a script's own hook is put back after it; Ctrl-C works under it")
+    func theHookIsThereOnlyForAnInterrupt() async throws {
+        let lua = try LuaRuntime()
+        defer { #expect(lua.close(timeout: 10), "the Lua thread is wedged") }
+        let none = try await lua.perform { L in
+            try L.run("return debug.gethook() == nil, coroutine.wrap(function() return debug.gethook() == nil end)()")
+        }
+        #expect(none == [true, true])
+        let started = Signal()
+        try await Self.installStarted(lua, started)
+        let running = Task {
+            try await withDeadline(20, "the interrupted loop under a line hook") {
+                try await lua.perform { L -> LuaError.Kind? in
+                    do {
+                        try L.run("lines = 0; mine = function() lines = lines + 1 end; debug.sethook(mine, 'l'); started(); while true do end")
+                        return nil
+                    } catch let e as LuaError { return e.kind }
+                }
+            }
+        }
+        try await started.wait(20, "the loop to start")
+        lua.interrupt()
+        #expect(try await running.value == .interrupted)
+        let after = try await lua.perform { L in
+            try L.run("local h, m, c = debug.gethook(); return h == mine, m, c, lines > 0")
+        }
+        #expect(after == [true, "l", 0, true])
+        // An interrupt while idle, then a job: the hook set for it fires at the job's start,
+        // then leaves no hook behind.
+        _ = try await lua.perform { L in try L.run("debug.sethook()") }
+        lua.interrupt()
+        let kind = try await lua.perform { L -> LuaError.Kind? in
+            do { try L.run("while true do end"); return nil } catch let e as LuaError { return e.kind }
+        }
+        #expect(kind == .interrupted)
+        #expect(try await lua.perform { L in try L.run("return debug.gethook() == nil") } == [true])
     }
 
     @Test func onlyTheHookRaisesAnInterrupt() async throws {

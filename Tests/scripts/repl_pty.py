@@ -956,6 +956,16 @@ def script_interrupt(a, home):
     if status != 0:
         raise Fail(f"a script that caught the interrupt: exit status {status}, not 0")
     ok("a script catches Ctrl-C with pcall and goes on (exit 0)")
+    s = script(a, home, "hooked.lua", "print('hook', debug.gethook())\n"
+               "debug.sethook(function() end, 'l')\nprint('looping')\nlocal n = 0\nwhile true do n = n + 1 end\n")
+    s.expect("hook\tnil", "no hook is there before the script sets one (as in lua5.4)")
+    s.expect("looping", "the script with a line hook runs")
+    s.send("\x03")
+    s.expect("interrupted!", "Ctrl-C interrupts a loop under the script's own hook")
+    status = s.finish()
+    if status != 1:
+        raise Fail(f"interrupted hooked script: exit status {status}, not 1")
+    ok("no hook of ours before Ctrl-C; a script's own hook does not stop Ctrl-C")
     with sandbox_process(a, 20000) as v:
         env = sandbox_env(home, v)
         s = script(a, home, "call.lua", "print('calling')\nflickr.test.echo{ slow = 'yes' }\nprint('not reached')\n",

@@ -106,10 +106,22 @@ int lk_closethread(lua_State *co, lua_State *from);
 typedef struct lk_host lk_host;
 
 /* Creates the flags for a fresh state, stores them (and `owner`, an opaque pointer for the
- * Swift side) in the extra space, creates the interrupt sentinel and installs the count hook
- * (every `count` instructions) that raises the sentinel when an interrupt is pending. NULL when
- * memory runs out. */
-lk_host *lk_host_attach(lua_State *L, void *owner, int count);
+ * Swift side) in the extra space and creates the interrupt sentinel. No hook is installed: an
+ * interrupt sets one (see lk_host_interrupt). NULL when memory runs out. */
+lk_host *lk_host_attach(lua_State *L, void *owner);
+/* On the Lua thread, before it runs Lua code: from now on an interrupt from another thread
+ * reaches this thread as a signal that sets the hook. */
+void lk_host_bind_thread(lk_host *h);
+/* On the Lua thread, before lua_close: interrupts set no hook any more. */
+void lk_host_unbind_thread(lk_host *h);
+/* The thread of the innermost Swift function (the main thread between calls): an interrupt
+ * sets the hook on it as well as on the main thread. */
+void lk_host_set_running(lk_host *h, lua_State *L);
+/* On the Lua thread, as a Swift function is entered: with an interrupt pending, sets the hook on
+ * the main and the running thread (the one just set), as lua.c's hook fires on a call. A loop
+ * in a coroutine that calls Swift is so reached even when the interrupt's signal came while it
+ * ran Lua code. One atomic load when none is pending. */
+void lk_host_arm_if_pending(lk_host *h);
 /* Sets the owner pointer (see lk_host_attach). */
 void lk_host_set_owner(lk_host *h, void *owner);
 /* Frees the flags; call after lua_close. */
@@ -119,7 +131,12 @@ void lk_host_free(lk_host *h);
 void *lk_host_owner(lua_State *L);
 
 /* Async-signal-safe: interrupts the job running now or, with none running, the next job to
- * start; wakes the Lua thread. */
+ * start; wakes the Lua thread; and, for a state bound to its thread, sets lua.c's interrupt
+ * hook (call, return, every instruction) on the main thread and the running one — directly on
+ * the Lua thread, through a real-time signal to it from any other. The hook puts back the
+ * hooks it replaced (a script's own), then raises the sentinel if the interrupt is still
+ * pending. A coroutine that Lua code resumed and that loops without calling Swift is, as under
+ * lua.c, reached only when it returns to a thread the hook is on. */
 void lk_host_interrupt(lk_host *h);
 /* Takes the pending interrupt if it targets the job running now (1), else 0. An interrupt whose
  * job already ended is stale and never taken. */
