@@ -37,6 +37,40 @@ int lk_pcall(lua_State *L, int nargs, int nresults) {
     return status;
 }
 
+/* lua.c's msghandler: the message a person sees, made while the stack is still there (so a
+ * __tostring runs where the error happened, before to-be-closed variables are closed). A
+ * string or number gets a traceback; an object whose __tostring gives a string is that string
+ * alone; anything else is named by its type, with a traceback. LuaKit's interrupt sentinel is
+ * lua.c's "interrupted!" string. */
+static int lk_luac_msghandler(lua_State *L) {
+    const char *msg = lk_is_interrupt(L, 1) ? "interrupted!" : lua_tostring(L, 1);
+    if (msg == NULL) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+/* [-(n+1), +r] lua.c's pmain frame: runs the chunk below its n arguments under
+ * lk_luac_msghandler, returning its results; an error goes on as the handler's message. Being
+ * a C function between lua_pcall and the chunk, it is the `[C]: in ?` that ends lua.c's
+ * tracebacks (and what debug.getinfo(2) finds above a main chunk). */
+static int lk_luac_frame(lua_State *L) {
+    int n = lua_gettop(L) - 1;
+    lua_pushcfunction(L, lk_luac_msghandler);
+    lua_insert(L, 1);
+    if (lua_pcall(L, n, LUA_MULTRET, 1) != LUA_OK) return lua_error(L);
+    return lua_gettop(L) - 1;
+}
+
+int lk_luac_docall(lua_State *L, int nargs, int nresults) {
+    int base = lua_gettop(L) - nargs; /* the function */
+    lua_pushcfunction(L, lk_luac_frame);
+    lua_insert(L, base);
+    return lua_pcall(L, nargs + 1, nresults, 0);
+}
+
 void lk_last_traceback(lua_State *L) {
     lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_traceback_key);
     lua_pushnil(L);
@@ -166,4 +200,8 @@ int lk_closethread(lua_State *co, lua_State *from) {
 
 const char *lk_lua_release(void) {
     return LUA_RELEASE;
+}
+
+const char *lk_lua_copyright(void) {
+    return LUA_COPYRIGHT;
 }

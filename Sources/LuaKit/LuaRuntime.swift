@@ -49,6 +49,8 @@ public final class LuaRuntime: Sendable {
     /// Creates a state, opens the standard libraries and starts its thread.
     /// The Lua release LuaKit was built with: `Lua 5.4.6`.
     public static var luaRelease: String { String(cString: lk_lua_release()) }
+    /// Lua's copyright line, as `lua -v` prints it: `Lua 5.4.6  Copyright (C) 1994-2023 Lua.org, PUC-Rio`.
+    public static var luaCopyright: String { String(cString: lk_lua_copyright()) }
 
     public init(_ configuration: Configuration = Configuration()) throws(LuaError) {
         host = try LuaHost(stackSize: configuration.stackSize, openLibraries: configuration.openStandardLibraries,

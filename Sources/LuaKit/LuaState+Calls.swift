@@ -66,6 +66,28 @@ extension LuaState {
         throw host.makeError(status: status, on: pointer, traceback: traceback)
     }
 
+    /// Calls the function below `arguments` values as lua.c runs a script, `-e` or `-l`: from a
+    /// C frame (so a traceback ends with `[C]: in ?`, as lua.c's do), with lua.c's message
+    /// handler, which makes the message while the stack is still there. The error thrown has
+    /// that message and no separate traceback: a string error with its traceback, an error
+    /// object's `__tostring` result alone, or `(error object is a T value)` with a traceback.
+    /// Returns the number of results.
+    @discardableResult
+    public func callAsScript(arguments: Int32 = 0, results: Int32? = nil) throws(LuaError) -> Int32 {
+        let host = self.host
+        let base = top - arguments - 1
+        host.callDepth += 1
+        defer {
+            host.callDepth -= 1
+            if host.callDepth == 0 { host.forgetRaisedErrors() }
+        }
+        let status = lk_luac_docall(pointer, arguments, results ?? LUA_MULTRET)
+        if status == LUA_OK { return top - base }
+        let message = type(at: -1) == .string ? string(at: -1) ?? "" : "(error object is not a string)"
+        pop()
+        throw LuaError(kind: status == LUA_ERRMEM ? .memory : .runtime, message: message)
+    }
+
     /// Like ``pcall(arguments:results:)``, but a Swift error that crossed Lua is rethrown as
     /// itself (not wrapped in ``LuaError``).
     @discardableResult

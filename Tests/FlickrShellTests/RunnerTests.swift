@@ -101,7 +101,7 @@ struct RunnerTests {
         let e = try await run([boom])
         #expect(e.status == 1)
         // Lua shortens long chunk names ("...") exactly as lua.c prints them.
-        #expect(e.stderr.hasPrefix("flickr: ") && e.stderr.contains("boom.lua:1: boom\nstack traceback:"))
+        #expect(e.stderr.hasPrefix(flickr.path + ": ") && e.stderr.contains("boom.lua:1: boom\nstack traceback:"))
         #expect(e.stderr.contains("in local 'f'") || e.stderr.contains("in function"))
         #expect(try await run(["-e", "io.write('kept'); os.exit(3)"]).status == 3)
         let flushed = try await run(["-e", "io.write('kept'); os.exit(3)"])
@@ -126,8 +126,9 @@ struct RunnerTests {
     }
 
     @Test func versionAndWarnings() async throws {
-        let v = try await run(["-v"])
-        #expect(v.status == 0 && v.stdout.contains("Lua 5.4"))
+        let v = try await run(["-v"])  // Lua's copyright line alone, as lua5.4 -v prints it
+        #expect(v.status == 0 && v.stdout.hasPrefix("Lua 5.4") && v.stdout.hasSuffix("Lua.org, PUC-Rio\n")
+                && v.stdout.split(separator: "\n").count == 1, "\(v.stdout)")
         let w = try await run(["-W", "-e", "warn('careful')"])
         #expect(w.stderr.contains("Lua warning: careful"))
         let off = try await run(["-e", "warn('careful')"])
@@ -164,3 +165,70 @@ struct RunnerTests {
         for word in ["FLICKR_API_KEY", "flickr login", "--sandbox"] { #expect(r.stderr.contains(word), "\(r.stderr)") }
     }
 }
+
+/// Errors as lua.c reports them, byte for byte against Debian's `lua5.4`: both run as `./lua`
+/// (a symbolic link in a folder of its own) so that the program name lua.c begins its messages
+/// with (`argv[0]`) is the same.
+@Suite(.timeLimit(.minutes(2)), .tags(.command))
+struct RunnerErrorTests {
+    let world: CommandWorld
+    var dir: URL { world.directory }
+
+    init() throws {
+        world = try CommandWorld("runner-errors")
+        for (folder, target) in [("flickr", world.flickr.path), ("reference", "/usr/bin/lua5.4")] {
+            let bin = dir.appendingPathComponent(folder)
+            try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: bin.appendingPathComponent("lua").path, withDestinationPath: target)
+        }
+        try """
+            local function inner(t) return t.y.z end
+            local function outer() return inner({}) end
+            outer()
+            """.write(to: dir.appendingPathComponent("flickr/nested.lua"), atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(at: dir.appendingPathComponent("flickr/nested.lua"), to: dir.appendingPathComponent("reference/nested.lua"))
+    }
+
+    /// `./lua ARGS` in the folder of each; both outputs and statuses must be the same.
+    func same(_ args: [String], _ comment: Comment) async throws {
+        var results: [Products.Result] = []
+        for folder in ["reference", "flickr"] {
+            let r = try await Products.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "exec ./lua \"$@\"", "sh"] + args,
+                                           environment: world.environment, directory: dir.appendingPathComponent(folder))
+            #expect(!r.timedOut)
+            results.append(r)
+        }
+        let (lua, flickr) = (results[0], results[1])
+        #expect(lua.stderr.contains("./lua: ") || lua.stderr.isEmpty, "lua5.4 \(args): \(lua.stderr)")
+        #expect(flickr.stderr == lua.stderr && flickr.stdout == lua.stdout && flickr.status == lua.status,
+                "\(comment): flickr and lua5.4 differ:\nflickr (\(flickr.status)): \(flickr.stdout)\(flickr.stderr)\nlua5.4 (\(lua.status)): \(lua.stdout)\(lua.stderr)")
+    }
+
+    @Test("the program name as invoked begins each message; string errors get a traceback ending [C]: in ?")
+    func messagesAndTracebacks() async throws {
+        try await same(["-e", "error('x')"], "a string error")
+        try await same(["nested.lua"], "a traceback through local functions")
+        try await same(["-e", "x ="], "a syntax error")
+        try await same(["missing.lua"], "a script that is not there")
+        try await same(["-e", "print(debug.getinfo(2).what, debug.getinfo(2).currentline)"], "the C frame above the main chunk")
+    }
+
+    @Test("an error object's __tostring is its message, made before the stack unwinds, with no traceback; other objects are named by type")
+    func errorObjects() async throws {
+        try await same(["-e", "error(setmetatable({}, { __tostring = function() return 'obj' end }))"], "__tostring")
+        try await same(["-e", "error({})"], "a table")
+        try await same(["-e", "error(nil)"], "nil")
+        try await same(["-e", "error(setmetatable({}, { __tostring = function() return 42 end }))"], "__tostring that is no string")
+        try await same(["-e", """
+            local c <close> = setmetatable({}, { __close = function() io.stderr:write('close ran\\n') end })
+            error(setmetatable({}, { __tostring = function() io.stderr:write('tostring, level 4 is ', debug.getinfo(4, 'S').what, '\\n') return 'obj' end }))
+            """], "__tostring runs before the to-be-closed variable is closed, the stack whole")
+    }
+
+    @Test("-v prints Lua's own copyright line, and -i off a terminal reads as lua5.4's session")
+    func versionAndPlainSession() async throws {
+        try await same(["-v"], "-v")
+        try await same(["-v", "-e", "print('hello')"], "-v then a chunk")
+    }
+}
+

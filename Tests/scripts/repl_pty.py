@@ -587,13 +587,22 @@ def plain(a, home):
     # print is "error calling 'print'".
     counted = subprocess.run([a.flickr, "-e", "local C=0; _PROMPT=setmetatable({},{__tostring=function() C=C+1 return C end})", "-i"],
                              input=b" --\na = 2\n", env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
-    if "\n123\n" not in counted.stdout.decode():  # after the banner, as lua.c prints it with -i
+    if "\n1 --\n2a = 2\n3\n" not in counted.stdout.decode():  # after the banner, as lua5.4 prints it with -i
         raise Fail(f"_PROMPT's __tostring not called per prompt: {counted.stdout!r}")
     noprint = subprocess.run([a.flickr, "-e", "print=nil", "-i"], input=b"10\n", env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
     if "error calling 'print'" not in noprint.stderr.decode():
         raise Fail(f"a nil print is not reported: {noprint.stderr!r}")
-    ok("-i off a terminal: print, _PROMPT's __tostring and a nil print as lua.c")
+    # A session off a terminal reads as lua5.4's: each line after its prompt, results, errors.
+    session = b"x = 1\nprint(x)\nfor i = 1, 2 do\nprint(i)\nend\nerror(setmetatable({}, {__tostring = function() return 'obj' end}))\nx + 1\n"
+    transcripts = []
+    for program in ("lua5.4", a.flickr):
+        r = subprocess.run([program, "-i"], input=session, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+        lines = r.stdout.decode().split("\n")
+        transcripts.append("\n".join(l for l in lines if "Copyright" not in l and not l.startswith("flickr ")))
+    if transcripts[0] != transcripts[1]:
+        raise Fail(f"-i off a terminal differs from lua5.4's:\n{transcripts[0]!r}\n{transcripts[1]!r}")
+    ok("-i off a terminal: print, _PROMPT's __tostring and a nil print as lua.c; the same transcript as lua5.4")
 
 
 def installed(a, home):
@@ -939,13 +948,13 @@ def script_interrupt(a, home):
     s = script(a, home, "busy.lua", "print('looping')\nlocal n = 0\nwhile true do n = n + 1 end\n")
     s.expect("looping", "the script runs")
     s.send("\x03")
-    s.expect("flickr: interrupted!", "the loop is interrupted")
+    s.expect(a.flickr + ": interrupted!", "the loop is interrupted (the message begins with the program as invoked)")
     s.expect("stack traceback:", "with a traceback")
     s.expect("busy.lua:3: in main chunk", "naming the line")
     status = s.finish()
     if status != 1:
         raise Fail(f"interrupted script: exit status {status}, not 1")
-    ok("Ctrl-C in a busy script: flickr: interrupted! + traceback, exit 1")
+    ok("Ctrl-C in a busy script: PROGRAM: interrupted! + traceback, exit 1")
     s = script(a, home, "save.lua", "print('looping')\n"
                "local ok, e = pcall(function() local n = 0 while true do n = n + 1 end end)\n"
                "print('saved after', tostring(e))\n")

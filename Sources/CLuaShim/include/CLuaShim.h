@@ -74,6 +74,12 @@ int lk_is_swift_function(lua_State *L, int idx, void **box);
  * identity) is on top; the handler stored a traceback (retrieve with lk_last_traceback) and, for
  * a table without a `traceback` field, put it there too. Returns the lua_pcall status. */
 int lk_pcall(lua_State *L, int nargs, int nresults);
+/* [-(nargs+1), +(nresults|1), -] lua.c's docall inside its pmain: calls the function below its
+ * nargs arguments from a C frame (the `[C]: in ?` ending lua.c's tracebacks) under lua.c's
+ * message handler. On error the one value on top is the message lua.c prints: a string error
+ * with a traceback, an object's __tostring string alone (called before the stack unwinds), or
+ * "(error object is a T value)" with a traceback; the interrupt sentinel is "interrupted!". */
+int lk_luac_docall(lua_State *L, int nargs, int nresults);
 
 /* [-0, +1, -] Pushes the traceback the message handler recorded for the latest error (a string,
  * or nil), and clears it. */
@@ -243,5 +249,7 @@ static inline int lk_load(lua_State *L, const char *buf, size_t size, const char
 /* LUA_RELEASE of the headers this was built with ("Lua 5.4.6"); the library itself reports only
  * 504, and Debian ships headers and library from one source package. */
 const char *lk_lua_release(void);
+/* LUA_COPYRIGHT of the headers built with: `Lua 5.4.4  Copyright (C) 1994-2022 Lua.org, PUC-Rio`. */
+const char *lk_lua_copyright(void);
 
 #endif

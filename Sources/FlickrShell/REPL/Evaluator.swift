@@ -102,9 +102,10 @@ enum Evaluator {
         let started = DispatchTime.now().uptimeNanoseconds
         let count: Int32
         do {
-            count = try state.pcall(arguments: 0, results: nil)
+            // Off a terminal the REPL is lua.c's: its message handler makes the message.
+            count = withPrint ? try state.callAsScript(arguments: 0, results: nil) : try state.pcall(arguments: 0, results: nil)
         } catch {
-            return .failure(REPLError(error))
+            return .failure(withPrint ? REPLError(message: error.message) : REPLError(error))
         }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         guard count > 0 else { return .values(nil, elapsed: elapsed) }

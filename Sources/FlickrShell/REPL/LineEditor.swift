@@ -56,6 +56,9 @@ final class LineEditor {
         switch Int(status) {
         case Int(FRL_LINE):
             guard let out else { return .endOfInput }
+            // Off a terminal the line follows its prompt, as lua5.4's readline writes it
+            // (`> x = 1`), so that a transcript reads as a session.
+            if !interactive { FileHandleOutput.standardOutput(String(cString: out) + "\n") }
             return .line(String(cString: out))
         case Int(FRL_INTERRUPT):
             return .interrupted

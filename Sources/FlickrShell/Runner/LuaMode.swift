@@ -17,14 +17,16 @@ enum LuaMode {
             (session, server, replay) = try await FlickrShell.makeCassetteSession(inv, environment: environment)
         } catch {
             // A bad --endpoint, profile or setting is a usage error: 2, as for the subcommands.
-            FileHandleOutput.standardError(FlickrShell.report(error) + "\n")
+            FileHandleOutput.standardError(report(error) + "\n")
             return (error as? FlickrError)?.kind == .usage ? 2 : 1
         }
         defer {
             session.close()
             if let server { Task.detached { try? await server.stop() } }
         }
-        if inv.version { print(versionLine()) }
+        // Lua's copyright line alone, as lua5.4 -v prints it (a script may read it); `flickr
+        // --version` and the REPL's banner name flickr.
+        if inv.version { print(LuaRuntime.luaCopyright) }
         // Ctrl-C while Lua runs (the script, -e, LUA_INIT, stdin) as in lua.c: the running code
         // raises "interrupted!" (a blocking call is cancelled and raises it too), which a script
         // may catch with pcall; a second Ctrl-C meanwhile ends the process as lua.c's does.
@@ -40,13 +42,13 @@ enum LuaMode {
             if let script = inv.script { try await runScript(script, inv, session: session) }
         } catch {
             fflush(nil)
-            FileHandleOutput.standardError(FlickrShell.report(error) + "\n")
+            FileHandleOutput.standardError(report(error) + "\n")
             return 1
         }
         // A request the cassette lacks fails the run even when the script caught its error.
         if let replay, !replay.misses.isEmpty {
             fflush(nil)
-            for miss in replay.misses { FileHandleOutput.standardError("flickr: \(miss)\n") }
+            for miss in replay.misses { FileHandleOutput.standardError("\(programName): \(miss)\n") }
             return 1
         }
         let startREPL: Bool
@@ -63,7 +65,7 @@ enum LuaMode {
                     try await runStandardInput(session: session)
                 } catch {
                     fflush(nil)
-                    FileHandleOutput.standardError(FlickrShell.report(error) + "\n")
+                    FileHandleOutput.standardError(report(error) + "\n")
                     return 1
                 }
                 startREPL = false
@@ -78,6 +80,19 @@ enum LuaMode {
                                   historyPath: historyPath(environment), banner: false,
                                   pager: Pager.command(environment: environment))
         return await REPL.run(session: session, options: options)
+    }
+
+    /// lua.c's `progname`: the program as invoked (`argv[0]`), which begins its error messages.
+    static var programName: String {
+        let invoked = CommandLine.arguments.first ?? ""
+        return invoked.isEmpty ? "flickr" : invoked
+    }
+
+    /// An error as lua.c's `l_message` prints it: the program's name, then the message (a Lua
+    /// error's is the message handler's: a traceback included where lua.c shows one).
+    static func report(_ error: any Error) -> String {
+        if let e = error as? LuaError { return "\(programName): \(e.messageWithTraceback)" }
+        return "\(programName): \(error)"
     }
 
     /// The REPL banner's second line: the endpoint and who is logged in, as known without a
@@ -100,9 +115,9 @@ enum LuaMode {
         return "endpoint \(endpoint) · \(who)\(v[3].isEmpty || v[3] == "default" ? "" : " · profile \(v[3])") · :help for help"
     }
 
-    /// lua.c's banner (`-v`, the REPL): the version line and Lua's copyright.
+    /// The REPL's banner: Lua's own copyright line, as lua5.4 prints it, then ours.
     static func versionLine() -> String {
-        FlickrShell.versionLine + "  Copyright (C) 1994-2023 Lua.org, PUC-Rio"
+        LuaRuntime.luaCopyright + "\n" + FlickrShell.versionLine
     }
 
     /// `$XDG_STATE_HOME/flickr/history` (default `~/.local/state/flickr/history`).
@@ -142,7 +157,7 @@ enum LuaMode {
             try await session.runtime.perform { state in
                 _ = state.getGlobal("require")
                 state.push(module)
-                try state.pcall(arguments: 1, results: 1)
+                try state.callAsScript(arguments: 1, results: 1)
                 state.setGlobal(global)
             }
         }
@@ -151,14 +166,14 @@ enum LuaMode {
     static func runChunk(_ source: String, name: String, session: FlickrLuaSession) async throws {
         try await session.runtime.perform { state in
             try state.load(source, name: name)
-            try state.pcall(arguments: 0, results: 0)
+            try state.callAsScript(arguments: 0, results: 0)
         }
     }
 
     static func runFile(_ path: String, session: FlickrLuaSession) async throws {
         try await session.runtime.perform { state in
             try state.loadFile(path)
-            try state.pcall(arguments: 0, results: 0)
+            try state.callAsScript(arguments: 0, results: 0)
         }
     }
 
@@ -173,7 +188,7 @@ enum LuaMode {
                 state.pop()  // the script
                 throw error
             }
-            try state.pcall(arguments: state.top - base - 1, results: 0)
+            try state.callAsScript(arguments: state.top - base - 1, results: 0)
         }
     }
 
@@ -196,7 +211,7 @@ enum LuaMode {
     static func runStandardInput(session: FlickrLuaSession) async throws {
         try await session.runtime.perform { state in
             try state.loadFile(nil)
-            try state.pcall(arguments: 0, results: 0)
+            try state.callAsScript(arguments: 0, results: 0)
         }
     }
 }
