@@ -129,6 +129,11 @@ struct BackupCommandTests {
                     (original as NSString).deletingPathExtension + ".json"))) as? [String: Any])
                 #expect(sidecar["id"] as? String == p.id && sidecar["title"] as? String == p.title && sidecar["original"] as? String == original)
                 #expect(sidecar["tags"] as? [String] == record.tags && sidecar["date_taken"] as? String == p.date_taken)
+                // The original's modification time is the date taken, in the local time zone.
+                if let taken = p.date_taken, let expected = DownloadedFile.takenDate(taken) {
+                    let modified = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent(original).path)[.modificationDate] as? Date
+                    #expect(modified == expected, "\(original): \(String(describing: modified)), taken \(taken)")
+                }
             }
             let uploaded = try #require(entries.keys.first { ($0 as NSString).lastPathComponent == kept + ".jpg" })
             #expect(try Data(contentsOf: dir.appendingPathComponent(uploaded)) == Data(Self.jpeg(2)), "the uploaded bytes, unchanged")

@@ -248,4 +248,51 @@ struct TransferCommandTests {
         let help = try await run(["upload", "--help"], world.environment)
         #expect(help.status == 0 && help.stdout.hasPrefix("usage: flickr [global options] upload PATH...") && help.stdout.contains("--title-from-filename"))
     }
+
+    @Test("Downloaded files carry the date taken (local time, here New York) as their modification time; a rerun of an up-to-date download asks for no image, play URL or getSizes; by id it asks getInfo alone")
+    func downloadDatesAndRerun() async throws {
+        let seed: [String: Any] = [
+            "users": [["username": "alice", "nsid": "20000001@N01"]], "default_user": "alice",
+            "photos": [
+                ["id": "8400000001", "owner": "alice", "title": "harbour", "date_posted": 1_600_000_000, "date_taken": "2019-07-14 09:30:05",
+                 "original_format": "png", "width": 640, "height": 480],
+                ["id": "8400000002", "owner": "alice", "title": "waves", "date_posted": 1_600_000_100, "date_taken": "2018-01-02 03:04:05",
+                 "media": "video", "original_format": "mp4"],
+            ],
+        ]
+        let log = dir.appendingPathComponent("download-access.jsonl")
+        try await SandboxWorld.withProcess(seed: .object(seed), accessLog: log, environment: world.environment) { sandbox in
+            let env = sandbox.environment(world.environment).merging(["TZ": "America/New_York"]) { $1 }
+            func entries() throws -> [[String: Any]] {
+                try String(contentsOf: log, encoding: .utf8).split(separator: "\n").compactMap {
+                    try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+                }
+            }
+            let first = try await run(["download", "--search", "user_id=me", "--dir", "out"], env)
+            #expect(first.status == 0, "\(first.stderr)")
+            let photo = dir.appendingPathComponent("out/8400000001_o.png").path, video = dir.appendingPathComponent("out/8400000002_o.mp4").path
+            var newYork = Calendar(identifier: .gregorian)
+            newYork.timeZone = try #require(TimeZone(identifier: "America/New_York"))
+            for (path, taken) in [(photo, DateComponents(year: 2019, month: 7, day: 14, hour: 9, minute: 30, second: 5)),
+                                  (video, DateComponents(year: 2018, month: 1, day: 2, hour: 3, minute: 4, second: 5))] {
+                let modified = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+                #expect(modified == newYork.date(from: taken), "\(path): \(String(describing: modified))")
+            }
+            // The PNG original is a PNG (the sandbox serves the seeded format).
+            #expect(try Data(contentsOf: URL(fileURLWithPath: photo)).starts(with: [0x89, 0x50, 0x4E, 0x47]))
+            let before = try entries().count
+            let again = try await run(["download", "--search", "user_id=me", "--dir", "out"], env)
+            #expect(again.status == 0 && again.stderr.contains("downloaded 0 files") && again.stderr.contains("2 already there"), "\(again.stderr)")
+            let rerun = try entries().dropFirst(before)
+            #expect(!rerun.isEmpty && rerun.allSatisfy { ($0["path"] as? String) == "/services/rest/" && ($0["method"] as? String) != "flickr.photos.getSizes" },
+                    "the rerun asked: \(rerun.map { "\($0["path"] ?? "") \($0["method"] ?? "")" })")
+            // By id: one getInfo, nothing else, and the file is still the same.
+            let mark = try entries().count
+            let byID = try await run(["download", "8400000001", "8400000002", "--dir", "out"], env)
+            #expect(byID.status == 0 && byID.stderr.contains("2 already there"), "\(byID.stderr)")
+            let asked = try entries().dropFirst(mark).map { ($0["method"] as? String) ?? ($0["path"] as? String) ?? "" }
+            #expect(asked == ["flickr.photos.getInfo", "flickr.photos.getInfo"], "\(asked)")
+        }
+    }
 }
+

@@ -103,22 +103,24 @@ public struct PhotoSource: Sendable, Hashable {
         throw FlickrError(kind: .api, message: "photo \(photoID) offers no image to download", method: "download")
     }
 
-    /// The source from a photo map's `url_*` extras (or, for sizes up to `b`, its secret), when
-    /// it has what `size` needs; nil means "ask getSizes". With nil `size` only an `url_o` or,
+    /// The source from a photo map's `url_*` extras (or, for sizes up to `b`, its secret; for
+    /// the original, getInfo's `originalsecret`), when it has what `size` needs; nil means "ask
+    /// getSizes". With nil `size` only an `url_o` or,
     /// failing that, the largest `url_*` present is taken — never for a video (`media` is
     /// `video`, when the listing asked for the `media` extra): its `url_*` are stills and its
     /// file is in getSizes only.
     public static func fromExtras(_ photo: FlickrNode, size: PhotoSize?, images: String) -> PhotoSource? {
         if let size {
-            if let url = photo[size.extrasKey]?.string, !url.isEmpty { return PhotoSource(url: url, size: size) }
-            guard size.usesSharedSecret, let url = try? PhotoURL.source(photo, size: size, images: images) else { return nil }
+            // The extra, the shared secret (sizes up to 1024), or the original's own secret.
+            guard let url = try? PhotoURL.source(photo, size: size, images: images) else { return nil }
             return PhotoSource(url: url, size: size)
         }
         if photo["media"]?.string == "video" { return nil }
         for wanted in PhotoSize.largestFirst {
             if let url = photo[wanted.extrasKey]?.string, !url.isEmpty { return PhotoSource(url: url, size: wanted) }
         }
-        return nil
+        // getInfo's map: the original from its `originalsecret` and `originalformat`.
+        return (try? PhotoURL.source(photo, size: .original, images: images)).map { PhotoSource(url: $0, size: .original) }
     }
 }
 
@@ -134,6 +136,12 @@ public struct PhotoDownload: Sendable, Hashable {
 
 extension FlickrClient {
     /// Downloads one photo or video (see ``download(from:to:progress:)`` for how the file is written).
+    ///
+    /// The file's modification time is the photo's date taken (local time), and the file is
+    /// stamped with the image it holds (``DownloadedFile``): when the photo's map tells which
+    /// image is wanted (a listing's `url_*` extras, getInfo's secrets), a copy already stamped
+    /// with it is taken as it is, with no request to the image host and no getSizes call.
+    /// Without a map, one `flickr.photos.getInfo` call gives those details.
     ///
     /// - Parameters:
     ///   - id: the photo's id.
@@ -152,14 +160,56 @@ extension FlickrClient {
         guard !id.isEmpty, id.allSatisfy(\.isNumber) else {
             throw FlickrError.usage("'\(id)' is not a photo id (digits)", method: "download")
         }
+        // The photo's details: the listing's map, else getInfo — one call that tells the date
+        // taken, the secrets and the media: enough to name the file, to know that a copy on disk
+        // is current, and (the original, the sizes up to 1024) to fetch it without getSizes.
+        let listed: FlickrNode
+        if let photo {
+            listed = photo
+        } else {
+            guard let info = try await call("flickr.photos.getInfo", ["photo_id": id])["photo"] else {
+                throw FlickrError(kind: .parse, message: "flickr.photos.getInfo answered no photo for \(id)", method: "download")
+            }
+            listed = info
+        }
+        let taken = listed["datetaken"]?.string ?? listed["dates"]?["taken"]?.string
+        let images = context.endpoints.images
+        let folder = directory ?? "."
+        let wantsVideo = size == nil && listed["media"]?.string == "video"
+        let known = wantsVideo ? nil : PhotoSource.fromExtras(listed, size: size, images: images)
+        // What a current copy holds, when the listing tells it: the image's name (a video's
+        // file, by the name of its still).
+        let still = wantsVideo ? (try? PhotoURL.source(listed, size: .original, images: images)) : known?.url
+        let identity = still.map { (wantsVideo ? "video " : "") + DownloadedFile.sourceName($0) }
+        if let identity {
+            let candidates = path.map { [$0] }
+                ?? (wantsVideo ? Self.videoExtensions.map { (folder as NSString).appendingPathComponent("\(id)_o.\($0)") }
+                    : [(folder as NSString).appendingPathComponent(known!.fileName(photoID: id))])
+            for candidate in candidates where await DownloadedFile.holds(identity, at: candidate) {
+                guard let bytes = Self.fileSize(candidate) else { continue }
+                let source = known ?? PhotoSource(url: still!, size: .original, isVideo: true)
+                return PhotoDownload(photoID: id, source: source, outcome: DownloadOutcome(path: candidate, bytes: bytes, skipped: true, attempts: 0))
+            }
+        }
         let source: PhotoSource
-        if let photo, let known = PhotoSource.fromExtras(photo, size: size, images: context.endpoints.images) {
+        if let known {
             source = known
         } else {
             let sizes = try await call("flickr.photos.getSizes", ["photo_id": id])
             source = try PhotoSource.choose(fromSizes: sizes, size: size, photoID: id)
         }
-        let folder = directory ?? "."
+        var result = try await fetch(source, id: id, path: path, folder: folder, progress: progress)
+        // Stamped whether written now or found complete by its size: the next run asks nothing.
+        DownloadedFile.setTaken(taken, at: result.outcome.path)
+        let written = source.isVideo ? identity : identity ?? DownloadedFile.sourceName(source.url)
+        if let written { await DownloadedFile.stamp(written, at: result.outcome.path) }
+        result.source = source
+        return result
+    }
+
+    /// Downloads `source` to `path` or its default name in `folder`.
+    private func fetch(_ source: PhotoSource, id: String, path: String?, folder: String,
+                       progress: DownloadProgress?) async throws(FlickrError) -> PhotoDownload {
         guard path == nil, source.isVideo else {
             let target = path ?? (folder as NSString).appendingPathComponent(source.fileName(photoID: id))
             let outcome = try await download(from: source.url, to: target, progress: progress)

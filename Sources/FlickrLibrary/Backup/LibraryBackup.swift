@@ -277,6 +277,7 @@ public struct LibraryBackup: Sendable {
         let replaced = try state.record(BackupState.FileRow(path: relative, size: size, sha256: sha, owner: photo.id,
                                                            kind: .original, key: "pending:" + key))
         try place(part, at: relative)
+        DownloadedFile.setTaken(photo.date_taken, at: layout.absolute(relative))  // file browsers sort by it
         try state.write { db in
             try db.execute(sql: "UPDATE file SET key = ? WHERE path = ?", arguments: [key, relative])
         }

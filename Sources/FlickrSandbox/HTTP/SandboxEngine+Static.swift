@@ -1,22 +1,10 @@
 import Foundation
 
 extension SandboxEngine {
-    /// A 1×1 grey baseline JPEG (one 8×8 block, DC only), served for every size but originals.
-    static let placeholderJPEG: [UInt8] = {
-        var b: [UInt8] = [0xFF, 0xD8]
-        b += [0xFF, 0xDB, 0x00, 0x43, 0x00] + [UInt8](repeating: 1, count: 64)  // quantisation table
-        b += [0xFF, 0xC0, 0x00, 0x0B, 0x08, 0x00, 0x01, 0x00, 0x01, 0x01, 0x01, 0x11, 0x00]  // SOF0 1×1 grey
-        b += [0xFF, 0xC4, 0x00, 0x14, 0x00, 0x01] + [UInt8](repeating: 0, count: 15) + [0x00]  // DC: one code
-        b += [0xFF, 0xC4, 0x00, 0x14, 0x10, 0x01] + [UInt8](repeating: 0, count: 15) + [0x00]  // AC: EOB only
-        b += [0xFF, 0xDA, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x3F, 0x00]  // SOS
-        b += [0x3F]  // DC diff 0, EOB, padded with ones
-        b += [0xFF, 0xD9]
-        return b
-    }()
-
     /// `/static/{server}/{id}_{secret}[_{suffix}].{ext}`: the uploaded bytes for a photo's
-    /// original, the placeholder JPEG for other sizes and for a video's original (its still),
-    /// 404 for anything unknown.
+    /// original; else an image of the format and dimensions getSizes states (``GeneratedImage``):
+    /// a seeded photo's original in its `originalformat` (PNG, GIF; JPEG for the rest), every
+    /// other size and a video's original (its still) as JPEG. 404 for anything unknown.
     func handleStatic(path: String) -> SandboxReply {
         let parts = path.split(separator: "/")
         guard parts.count == 3, parts[0] == "static", let dot = parts[2].lastIndex(of: ".") else { return .notFound() }
@@ -35,11 +23,20 @@ extension SandboxEngine {
                 reply.file = store.originalURL(stored)
                 return reply
             }
-            return SandboxReply(status: 200, contentType: "image/jpeg", bytes: Self.placeholderJPEG)
+            let format = photo.answeredOriginalFormat
+            let (w, h) = (max(1, photo.width), max(1, photo.height))
+            switch format {
+            case "png": return SandboxReply(status: 200, contentType: "image/png", bytes: GeneratedImage.png(width: w, height: h))
+            case "gif": return SandboxReply(status: 200, contentType: "image/gif", bytes: GeneratedImage.gif(width: w, height: h))
+            default: return SandboxReply(status: 200, contentType: "image/jpeg", bytes: GeneratedImage.jpeg(width: w, height: h))
+            }
         }
-        guard pieces[1] == photo.secret, ext == "jpg",
-              suffix.isEmpty || PhotoSize.ladder.contains(where: { $0.suffix == suffix }) else { return .notFound() }
-        return SandboxReply(status: 200, contentType: "image/jpeg", bytes: Self.placeholderJPEG)
+        guard pieces[1] == photo.secret, ext == "jpg", let size = PhotoSize.ladder.first(where: { $0.suffix == suffix }) else {
+            return .notFound()
+        }
+        // A size larger than the original (a URL built from the shared secret): the original's.
+        let dims = size.dimensions(width: photo.width, height: photo.height) ?? (max(1, photo.width), max(1, photo.height))
+        return SandboxReply(status: 200, contentType: "image/jpeg", bytes: GeneratedImage.jpeg(width: dims.width, height: dims.height))
     }
 
     static func mimeType(_ format: String) -> String {

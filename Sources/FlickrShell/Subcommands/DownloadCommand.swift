@@ -6,8 +6,9 @@ import Foundation
 /// `flickr download (PHOTO_ID... | --set ID | --search key=value...) [--size SIZE] [--dir DIR]`
 ///
 /// Thin over what `flickr.download` does for scripts (``FlickrClient/downloadPhoto(id:photo:size:path:directory:progress:)``):
-/// each file streams to `DIR/ID_SIZE.EXT.part` and is renamed when complete; a file already there
-/// with the same size is skipped. Listings ask for the `url_*` extras so that no photo needs a
+/// each file streams to `DIR/ID_SIZE.EXT.part` and is renamed when complete, its modification
+/// time the photo's date taken; a file an earlier run wrote from the same image is skipped with
+/// no request (one without that stamp, when the image host announces the same size). Listings ask for the `url_*` extras so that no photo needs a
 /// `getSizes` call of its own. Exit 0 when every photo is on disk, 1 when one failed, 2 on a
 /// usage error.
 enum DownloadCommand {
@@ -56,7 +57,8 @@ enum DownloadCommand {
         var photos: [(id: String, photo: FlickrNode?)] = words.isEmpty || search ? [] : words.map { ($0, nil) }
         // `media` too: a video's url_o is its still, so its entry sends the download to getSizes
         // for the video itself (PhotoSource.fromExtras).
-        let extras = (size.map { [$0.extrasKey, "url_o"] } ?? PhotoSize.largestFirst.map(\.extrasKey)) + ["media"]
+        // `date_taken`: each file's modification time, so that file browsers sort by it.
+        let extras = (size.map { [$0.extrasKey, "url_o"] } ?? PhotoSize.largestFirst.map(\.extrasKey)) + ["media", "date_taken"]
         if let set {
             photos = try await listing("flickr.photosets.getPhotos", [("photoset_id", set)], key: "photoset",
                                        extras: extras, client: client)
