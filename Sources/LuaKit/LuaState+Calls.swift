@@ -51,6 +51,20 @@ extension LuaState {
     /// it, the Swift error (``LuaError/underlying``).
     @discardableResult
     public func pcall(arguments: Int32 = 0, results: Int32? = nil) throws(LuaError) -> Int32 {
+        try protectedCall(arguments: arguments, results: results, lk_pcall) { status in
+            lk_last_traceback(pointer)
+            let traceback = type(at: -1) == .string ? string(at: -1) : nil
+            pop()
+            return host.makeError(status: status, on: pointer, traceback: traceback)
+        }
+    }
+
+    /// Runs `call` (a protected call of the function below `arguments` values) one level deeper
+    /// in the host's call depth: the Swift errors raised inside are remembered until the
+    /// outermost call ends, so that `failure` (given the status, with the error on top) can
+    /// still find them. Returns the number of results.
+    private func protectedCall(arguments: Int32, results: Int32?, _ call: (OpaquePointer, Int32, Int32) -> Int32,
+                               failure: (Int32) -> LuaError) throws(LuaError) -> Int32 {
         let host = self.host
         let base = top - arguments - 1
         host.callDepth += 1
@@ -58,12 +72,9 @@ extension LuaState {
             host.callDepth -= 1
             if host.callDepth == 0 { host.forgetRaisedErrors() }
         }
-        let status = lk_pcall(pointer, arguments, results ?? LUA_MULTRET)
+        let status = call(pointer, arguments, results ?? LUA_MULTRET)
         if status == LUA_OK { return top - base }
-        lk_last_traceback(pointer)
-        let traceback = type(at: -1) == .string ? string(at: -1) : nil
-        pop()
-        throw host.makeError(status: status, on: pointer, traceback: traceback)
+        throw failure(status)
     }
 
     /// Calls the function below `arguments` values as lua.c runs a script, `-e` or `-l`: from a
@@ -74,18 +85,11 @@ extension LuaState {
     /// Returns the number of results.
     @discardableResult
     public func callAsScript(arguments: Int32 = 0, results: Int32? = nil) throws(LuaError) -> Int32 {
-        let host = self.host
-        let base = top - arguments - 1
-        host.callDepth += 1
-        defer {
-            host.callDepth -= 1
-            if host.callDepth == 0 { host.forgetRaisedErrors() }
+        try protectedCall(arguments: arguments, results: results, lk_luac_docall) { status in
+            let message = type(at: -1) == .string ? string(at: -1) ?? "" : "(error object is not a string)"
+            pop()
+            return LuaError(kind: status == LUA_ERRMEM ? .memory : .runtime, message: message)
         }
-        let status = lk_luac_docall(pointer, arguments, results ?? LUA_MULTRET)
-        if status == LUA_OK { return top - base }
-        let message = type(at: -1) == .string ? string(at: -1) ?? "" : "(error object is not a string)"
-        pop()
-        throw LuaError(kind: status == LUA_ERRMEM ? .memory : .runtime, message: message)
     }
 
     /// Like ``pcall(arguments:results:)``, but a Swift error that crossed Lua is rethrown as

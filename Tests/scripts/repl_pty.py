@@ -945,35 +945,29 @@ def script(a, home, name, body, args=(), env=None):
 def script_interrupt(a, home):
     """Ctrl-C in the script runner, as in lua.c: 'interrupted!' with a traceback, exit 1; a
     script may catch it with pcall and save its work; a blocking call is cancelled too."""
-    s = script(a, home, "busy.lua", "print('looping')\nlocal n = 0\nwhile true do n = n + 1 end\n")
-    s.expect("looping", "the script runs")
-    s.send("\x03")
-    s.expect(a.flickr + ": interrupted!", "the loop is interrupted (the message begins with the program as invoked)")
-    s.expect("stack traceback:", "with a traceback")
-    s.expect("busy.lua:3: in main chunk", "naming the line")
-    status = s.finish()
-    if status != 1:
-        raise Fail(f"interrupted script: exit status {status}, not 1")
+    def interrupted(name, source, before, after, status):
+        """Runs `source`, waits for each of `before`, types Ctrl-C, waits for each of `after`
+        and checks the exit status."""
+        s = script(a, home, name, source)
+        for text in before:
+            s.expect(text, f"{name}: {text!r} before Ctrl-C")
+        s.send("\x03")
+        for text in after:
+            s.expect(text, f"{name}: {text!r} after Ctrl-C")
+        got = s.finish()
+        if got != status:
+            raise Fail(f"{name}: exit status {got}, not {status}")
+
+    # the message begins with the program as invoked, and the traceback names the line
+    interrupted("busy.lua", "print('looping')\nlocal n = 0\nwhile true do n = n + 1 end\n", ["looping"],
+                [a.flickr + ": interrupted!", "stack traceback:", "busy.lua:3: in main chunk"], 1)
     ok("Ctrl-C in a busy script: PROGRAM: interrupted! + traceback, exit 1")
-    s = script(a, home, "save.lua", "print('looping')\n"
-               "local ok, e = pcall(function() local n = 0 while true do n = n + 1 end end)\n"
-               "print('saved after', tostring(e))\n")
-    s.expect("looping", "the script runs")
-    s.send("\x03")
-    s.expect("saved after\tinterrupted!", "pcall catches the interrupt")
-    status = s.finish()
-    if status != 0:
-        raise Fail(f"a script that caught the interrupt: exit status {status}, not 0")
+    interrupted("save.lua", "print('looping')\nlocal ok, e = pcall(function() local n = 0 while true do n = n + 1 end end)\n"
+                "print('saved after', tostring(e))\n", ["looping"], ["saved after\tinterrupted!"], 0)
     ok("a script catches Ctrl-C with pcall and goes on (exit 0)")
-    s = script(a, home, "hooked.lua", "print('hook', debug.gethook())\n"
-               "debug.sethook(function() end, 'l')\nprint('looping')\nlocal n = 0\nwhile true do n = n + 1 end\n")
-    s.expect("hook\tnil", "no hook is there before the script sets one (as in lua5.4)")
-    s.expect("looping", "the script with a line hook runs")
-    s.send("\x03")
-    s.expect("interrupted!", "Ctrl-C interrupts a loop under the script's own hook")
-    status = s.finish()
-    if status != 1:
-        raise Fail(f"interrupted hooked script: exit status {status}, not 1")
+    # no hook is there before the script sets one (as in lua5.4), and its own does not stop Ctrl-C
+    interrupted("hooked.lua", "print('hook', debug.gethook())\ndebug.sethook(function() end, 'l')\nprint('looping')\n"
+                "local n = 0\nwhile true do n = n + 1 end\n", ["hook\tnil", "looping"], ["interrupted!"], 1)
     ok("no hook of ours before Ctrl-C; a script's own hook does not stop Ctrl-C")
     with sandbox_process(a, 20000) as v:
         env = sandbox_env(home, v)
