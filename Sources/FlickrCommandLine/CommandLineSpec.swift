@@ -288,12 +288,13 @@ package enum CommandLineSpec {
             positional: .choice(["tags=", "any_tags=", "untagged", "machine_tags=", "text=", "taken=", "uploaded=", "updated=", "set=",
                                  "privacy=", "license=", "media=", "has_geo", "order=", "limit="])),
         SubcommandSpec(
-            name: "backup", synopsis: "DIR [--sizes o] [--xmp] [--prune] [--verify] [--events]",
+            name: "backup", synopsis: "DIR [--sizes o] [--xmp] [--prune] [--verify [--repair]] [--events]",
             summary: "Keeps a verified copy of every original with its metadata in DIR: only what changed is fetched again.",
             options: [.valued("sizes", "o", .text, "what to keep of each photo: o (the original, the default)"),
                       .flag("xmp", "also write an XMP sidecar per photo (title, description, keywords, date taken, GPS)"),
                       .flag("prune", "move photos deleted on Flickr to DIR/.deleted/ (default: report and keep them)"),
                       .flag("verify", "re-hash every file against the manifest and the library; change nothing"),
+                      .flag("repair", "with --verify: fetch and write again every missing or corrupt file, then verify again"),
                       events],
             positional: .none),
         SubcommandSpec(

@@ -90,7 +90,7 @@ extension FlickrModule {
             var m: [LuaValue: LuaValue] = [
                 "account": .string(s.account), "path": .string(s.path), "schema_version": .integer(Int64(s.schemaVersion)),
                 "photos": .integer(Int64(s.photos)), "deleted": .integer(Int64(s.deleted)), "deep": .integer(Int64(s.deep)),
-                "sets": .integer(Int64(s.sets)),
+                "sets": .integer(Int64(s.sets)), "complete": .boolean(s.lastSync != nil),
             ]
             if let last = s.lastSync { m["last_sync"] = .integer(Int64(last)) }
             try call.state.push(LuaValue.map(m))

@@ -41,20 +41,20 @@ struct BackupUnitTests {
         let p = Self.photo()
         let hash = BackupSidecar(record: Self.record(p), setTitles: [:], original: "photos/2019/07/52000000001.jpg").metadataHash
         let fresh = BackupPlan.decide(key: BackupPlan.originalKey(p), metadataHash: hash, xmpHash: nil, rows: [:],
-                                      exists: { _ in false }, partExists: false)
+                                      sound: { _ in false }, partExists: false)
         #expect(fresh.original && fresh.sidecar && !fresh.xmp && !fresh.reusePart)
         let done = BackupPlan.decide(key: BackupPlan.originalKey(p), metadataHash: hash, xmpHash: nil, rows: Self.rows(for: p, sidecarHash: hash),
-                                     exists: { _ in true }, partExists: false)
+                                     sound: { _ in true }, partExists: false)
         #expect(done.isEmpty)
         let replaced = Self.photo(secret: "def456")
         let again = BackupPlan.decide(key: BackupPlan.originalKey(replaced), metadataHash: hash, xmpHash: nil,
-                                      rows: Self.rows(for: p, sidecarHash: hash), exists: { _ in true }, partExists: true)
+                                      rows: Self.rows(for: p, sidecarHash: hash), sound: { _ in true }, partExists: true)
         #expect(again.original && again.reusePart && again.sidecar)
         let gone = BackupPlan.decide(key: BackupPlan.originalKey(p), metadataHash: hash, xmpHash: nil, rows: Self.rows(for: p, sidecarHash: hash),
-                                     exists: { !$0.hasSuffix(".jpg") }, partExists: false)
+                                     sound: { !$0.path.hasSuffix(".jpg") }, partExists: false)
         #expect(gone.original && !gone.reusePart)
         let xmp = BackupPlan.decide(key: BackupPlan.originalKey(p), metadataHash: hash, xmpHash: "z", rows: Self.rows(for: p, sidecarHash: hash),
-                                    exists: { _ in true }, partExists: false)
+                                    sound: { _ in true }, partExists: false)
         #expect(!xmp.original && !xmp.sidecar && xmp.xmp)
     }
 
@@ -104,6 +104,34 @@ struct BackupUnitTests {
         #expect(text.contains("<exif:DateTimeOriginal>2019-07-01T18:30:00</exif:DateTimeOriginal>"))
         #expect(text.contains("<exif:GPSLatitude>38,42.834000N</exif:GPSLatitude>"))
         #expect(text.contains("<exif:GPSLongitude>9,8.004000W</exif:GPSLongitude>"))
+    }
+
+    @Test("XMP dates keep Flickr's precision (month 2011-01, year and circa 2011); a privacy change rewrites the JSON sidecar, not the XMP; a file cut short is written again")
+    func xmpPrecisionAndWhatChanges() {
+        var p = Self.photo()
+        for (granularity, written) in [(nil, "2019-07-01T18:30:00"), (0, "2019-07-01T18:30:00"), (4, "2019-07"), (6, "2019"), (8, "2019")] {
+            p.date_taken_granularity = granularity
+            let text = XMPSidecar.text(Self.record(p))
+            #expect(text.contains("<exif:DateTimeOriginal>\(written)</exif:DateTimeOriginal>") && text.contains("<xmp:CreateDate>\(written)</xmp:CreateDate>"),
+                    "granularity \(granularity.map(String.init) ?? "none")")
+        }
+        p.date_taken_granularity = nil
+        var shared = p
+        shared.ispublic = 1 - p.ispublic
+        let before = BackupSidecar(record: Self.record(p), setTitles: [:], original: "photos/2019/07/52000000001.jpg").metadataHash
+        let after = BackupSidecar(record: Self.record(shared), setTitles: [:], original: "photos/2019/07/52000000001.jpg").metadataHash
+        #expect(before != after)
+        let xmpHash = FileDigest.of(Data(XMPSidecar.text(Self.record(p)).utf8))
+        #expect(FileDigest.of(Data(XMPSidecar.text(Self.record(shared)).utf8)) == xmpHash)
+        var rows = Self.rows(for: p, sidecarHash: before)
+        rows[.xmp] = Row(path: "photos/2019/07/52000000001.jpg.xmp", size: 10, sha256: "z", owner: p.id, kind: .xmp, key: xmpHash)
+        let privacy = BackupPlan.decide(key: BackupPlan.originalKey(shared), metadataHash: after, xmpHash: xmpHash, rows: rows,
+                                        sound: { _ in true }, partExists: false)
+        #expect(privacy.sidecar && !privacy.xmp && !privacy.original)
+        // A file whose size is not the recorded one (emptied, cut short) counts as gone.
+        let cut = BackupPlan.decide(key: BackupPlan.originalKey(p), metadataHash: before, xmpHash: nil, rows: rows,
+                                    sound: { $0.kind != .original }, partExists: false)
+        #expect(cut.original)
     }
 
     @Test("Paths: the upload month in UTC, the id as the name, the XMP beside the original; dot-folders and the manifest are bookkeeping")

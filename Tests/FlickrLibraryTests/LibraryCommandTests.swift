@@ -1,6 +1,6 @@
 import FlickrAPI
 import FlickrJobs
-import FlickrLibrary
+@testable import FlickrLibrary
 import FlickrProtocol
 @testable import FlickrSandbox
 import FlickrTestSupport
@@ -217,6 +217,21 @@ struct LibraryCommandTests {
             let lines = ran.stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
             #expect(lines.first == [String(expected.count), String(expected.count), expected.joined(separator: ",")], "\(ran.stdout.prefix(300)) \(ran.stderr)")
             #expect(lines.dropFirst().first == ["800", String(world.sets.count)], "\(ran.stdout)")
+
+            // A title with a tab, a newline and a backslash stays one line, escaped.
+            let odd = try #require(expected.first)
+            try store.write { db in try db.execute(sql: "UPDATE photo SET title = ? WHERE id = ?", arguments: ["a\tb\nc\\d", odd]) }
+            let escaped = try await Self.flickr(["find", "--fields", "id,title"] + words, env)
+            #expect(escaped.stdout.split(separator: "\n").first.map(String.init) == "\(odd)\ta\\tb\\nc\\\\d", "\(escaped.stdout.prefix(100))")
+            #expect(escaped.stdout.split(separator: "\n").count == expected.count)
+            // A malformed value is a usage error naming the key, as the same filter in Lua is an error.
+            for word in ["taken=2019-02-30", "taken=19", "taken=2019-2", "license=abc", "machine_tags=foo", "tags=", "text="] {
+                let bad = try await Self.flickr(["find", word], env)
+                let key = String(word.prefix { $0 != "=" })
+                #expect(bad.status == 2 && bad.stderr.contains("\(key): "), "\(word): \(bad.status) \(bad.stderr)")
+            }
+            let luaBad = try await Self.flickr(["-e", "print(flickr.library.count{ taken = '2019-02-30' })"], env)
+            #expect(luaBad.status != 0 && luaBad.stderr.contains("taken: '2019-02-30' is not a date"), "\(luaBad.stderr)")
 
             // A misspelt key: a usage error with a suggestion, here and in Lua.
             let misspelt = try await Self.flickr(["find", "tagz=tram"], env)

@@ -181,7 +181,7 @@ struct LibraryQueryTests {
             default: return String(format: "%012d", r.datePosted)
             }
         }
-        let ascending = photos.map(\.record).sorted { (key($0), $0.id) < (key($1), $1.id) }.map(\.id)
+        let ascending = photos.map(\.record).sorted { (key($0), Int($0.id)!) < (key($1), Int($1.id)!) }.map(\.id)
         return descending ? ascending.reversed() : ascending
     }
 
@@ -230,19 +230,22 @@ struct LibraryQueryTests {
         }
     }
 
-    @Test("text= is case-insensitive for all of Unicode (REYKJAVÍK finds Reykjavík, STRAẞE finds Straße and STRASSE, οδος finds ΟΔΟΣ), accents kept; % and _ are plain characters")
+    @Test("text= is case-insensitive for all of Unicode, in titles, descriptions and tags (REYKJAVÍK finds Reykjavík, STRAẞE finds Straße, STRASSE and the tag straße, МОСКВА the tag москва), accents kept; % and _ are plain characters")
     func unicodeText() async throws {
         var world = LibraryWorld(count: 30, seed: "library-unicode-text")
         for i in world.photos.indices { world.photos[i].tags = [] }
         let titles = ["Reykjavík harbour", "REYKJAVÍK AT NIGHT", "Tram", "Straße 5", "STRASSE 7", "ΟΔΟΣ ΕΡΜΟΥ", "οδός", "100% natural_light"]
         for (i, title) in titles.enumerated() { (world.photos[i].title, world.photos[i].description) = (title, "") }
         world.photos[2].description = "Á leið til Reykjavíkur"
+        // Tags fold as titles do: ß, Cyrillic, Greek with its accents.
+        for (i, tag) in [(8, "straße"), (9, "москва"), (10, "αθήνα")] { (world.photos[i].title, world.photos[i].tags) = ("plain", [tag]) }
         let ids = world.photos.map(\.id)
         try await world.serve { server, alice, env, log in
             let store = try LibrarySyncTests.store(env)
             _ = try await LibrarySyncTests.sync(alice, store, log: log)
             for (text, expected) in [("REYKJAVÍK", [0, 1, 2]), ("reykjavík", [0, 1, 2]), ("Reykjavik", []), ("á LEIÐ", [2]),
-                                     ("strasse", [3, 4]), ("STRAẞE", [3, 4]), ("straße", [3, 4]), ("οδος", [5]), ("ΟΔΌΣ", [6]),
+                                     ("strasse", [3, 4, 8]), ("STRAẞE", [3, 4, 8]), ("straße", [3, 4, 8]), ("οδος", [5]), ("ΟΔΌΣ", [6]),
+                                     ("МОСКВА", [9]), ("ΑΘΉΝΑ", [10]), ("αθηνα", []),
                                      ("ερμου", [5]), ("100%", [7]), ("L_L", [7]), ("%", [7]), ("_", [7])] {
                 let found = try store.ids(LibraryFilter(["text": .text(text), "order": .text("uploaded")]))
                 #expect(found == expected.map { ids[$0] }, "text=\(text): \(found.compactMap { ids.firstIndex(of: $0) })")
@@ -313,6 +316,10 @@ struct LibraryQueryTests {
             }
         }
         for (key, value, message) in [("privacy", "secret", "is not one of public, private"), ("taken", "2019-13", "is not a date"),
+                                      ("taken", "2019-02-30", "is not a date"), ("taken", "19", "is not a date"), ("taken", "2019-2", "is not a date"),
+                                      ("uploaded", "2019-04-31..", "is not a date"), ("license", "abc", "is not a licence id"),
+                                      ("machine_tags", "foo", "is not a machine tag pattern"), ("tags", "", "give at least one"),
+                                      ("tags", " , ", "give at least one"), ("text", "", "give a value"), ("set", "", "give a value"),
                                       ("media", "audio", "is not photo or video"), ("order", "name", "is not one of taken"),
                                       ("limit", "-1", "whole number")] {
             #expect(throws: LibraryError.self, "\(key)=\(value)") { try LibraryFilter([key: .text(value)]) }
@@ -320,3 +327,40 @@ struct LibraryQueryTests {
         }
     }
 }
+
+/// Filters against a library written directly (no sandbox): the order of ties, the dates a
+/// period accepts.
+@Suite("Library filter details", .timeLimit(.minutes(2)), .tags(.unit))
+struct LibraryFilterDetailTests {
+    @Test("Ties are ordered by id as a number (12, 999, 1000, 8000000000, 52000000001), in the order's direction")
+    func tiesByNumber() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("library-ties-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try LibraryStore(path: dir.path + "/ties.sqlite", account: "1@N01")
+        let ids = ["999", "8000000000", "52000000001", "12", "1000"]
+        try store.write { db in
+            for id in ids {
+                var p = LibraryPhoto(id: id, owner: "1@N01")
+                (p.date_upload, p.last_update, p.views, p.date_taken) = (1_500_000_000, 1_500_000_000, 7, "2019-01-01 00:00:00")
+                try p.insert(db)
+            }
+        }
+        let numeric = ["12", "999", "1000", "8000000000", "52000000001"]
+        for order in ["uploaded", "taken", "updated", "views"] {
+            #expect(try store.ids(LibraryFilter(["order": .text(order)])) == numeric, "order=\(order)")
+            #expect(try store.ids(LibraryFilter(["order": .text("-" + order)])) == numeric.reversed(), "order=-\(order)")
+        }
+        #expect(try store.ids(LibraryFilter([:])) == numeric.reversed(), "the default order, -uploaded")
+    }
+
+    @Test("A period is YYYY, YYYY-MM or YYYY-MM-DD with those digits and a day that exists (29 February in leap years)")
+    func periods() throws {
+        for good in ["2019", "2019-03", "2019-03-01", "2020-02-29", "2000-02-29", "..2018", "2020..", "2019-01..2019-06-30"] {
+            #expect(throws: Never.self, "\(good)") { try LibraryFilter(["taken": .text(good)]) }
+        }
+        for bad in ["2019-02-29", "1900-02-29", "2019-04-31", "19", "2019-2", "2019-03-1", "20190", "2019-00", "2019-13-01", "2019--01", "x"] {
+            #expect(throws: LibraryError.self, "\(bad)") { try LibraryFilter(["taken": .text(bad)]) }
+        }
+    }
+}
+

@@ -94,7 +94,7 @@ extension FlickrClient {
             }
             guard FileManager.default.createFile(atPath: partial, contents: nil),
                   let handle = FileHandle(forWritingAtPath: partial) else {
-                throw FlickrError.usage("cannot write \(partial): \(String(cString: strerror(errno)))", method: method)
+                throw Self.writeFailure(NSError(domain: NSPOSIXErrorDomain, code: Int(errno)), path: partial)
             }
             let received: Int64
             do {
@@ -108,13 +108,17 @@ extension FlickrClient {
                     var count: Int64 = 0
                     for try await chunk in body {
                         touch()
-                        try chunk.withUnsafeReadableBytes { try handle.write(contentsOf: Data($0)) }
+                        do {
+                            try chunk.withUnsafeReadableBytes { try handle.write(contentsOf: Data($0)) }
+                        } catch {
+                            throw Self.writeFailure(error, path: partial)
+                        }
                         count += Int64(chunk.readableBytes)
                         progress?(count, total)
                     }
                     return count
                 }
-                try handle.synchronize()
+                do { try handle.synchronize() } catch { throw Self.writeFailure(error, path: partial) }
             } catch {
                 try? FileManager.default.removeItem(atPath: partial)
                 throw error
@@ -186,6 +190,19 @@ extension FlickrClient {
     }
 
     /// The size of the regular file at `path`, or nil.
+    /// A failed write of `path` as a usage error a person can act on; a full disk or quota is
+    /// marked ``FlickrError/diskFull``.
+    static func writeFailure(_ error: any Error, path: String) -> FlickrError {
+        let ns = error as NSError
+        let posix = ns.domain == NSPOSIXErrorDomain ? ns : ns.userInfo[NSUnderlyingErrorKey] as? NSError
+        let code = posix.flatMap { $0.domain == NSPOSIXErrorDomain ? Int32($0.code) : nil }
+        let full = code == ENOSPC || code == EDQUOT || (error as? CocoaError)?.code == .fileWriteOutOfSpace
+        let reason = full ? "no space left on the disk" : code.map { String(cString: strerror($0)) } ?? ns.localizedDescription
+        var failure = FlickrError.usage("cannot write \(path): \(reason)", method: "download")
+        failure.diskFull = full
+        return failure
+    }
+
     static func fileSize(_ path: String) -> Int64? {
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }

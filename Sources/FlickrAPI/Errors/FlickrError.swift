@@ -77,6 +77,10 @@ public struct FlickrError: Error, Sendable, Hashable, CustomStringConvertible, L
     /// way did not happen and may be sent again; a job treats a run of these as an outage of the
     /// endpoint (it waits, then stops), never as a failed or unclear write.
     public var unreachable = false
+    /// The disk (or the user's quota) had no room for a file being written (ENOSPC, EDQUOT):
+    /// nothing half written is kept, and a batch stops rather than fetch the next file only to
+    /// fail the same way.
+    public var diskFull = false
 
     /// An error of `kind` with what is known; ``requestNotSent`` and ``unreachable`` start false.
     public init(kind: Kind, code: Int? = nil, message: String, method: String? = nil,

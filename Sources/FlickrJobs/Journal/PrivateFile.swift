@@ -12,7 +12,9 @@ package enum PrivateFile {
                                                     attributes: [.posixPermissions: 0o700])
             try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory)
         } catch {
-            throw JobError("cannot create \(directory): \(error.localizedDescription)")
+            // The system's own words (Permission denied, Read-only file system), not Foundation's.
+            let posix = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError).map { Int32($0.code) }
+            throw JobError("cannot create \(directory): " + (posix.map { String(cString: strerror($0)) } ?? error.localizedDescription))
         }
     }
 

@@ -29,21 +29,22 @@ struct BackupPlan: Sendable, Hashable {
     ///   - key: ``originalKey(_:)`` of the photo now.
     ///   - metadataHash: its sidecar's hash now; `xmpHash` its XMP's (nil without `--xmp`).
     ///   - rows: the backup's rows of this photo, by kind.
-    ///   - exists: whether a relative path is on disk.
+    ///   - sound: whether a row's file is on disk at the size recorded for it (a file gone,
+    ///     emptied or cut short is written again; a flipped byte is `--verify`'s to find).
     ///   - partExists: whether a finished download of this key waits in `parts/`.
     static func decide(key: String, metadataHash: String, xmpHash: String?,
                        rows: [BackupState.FileRow.Kind: BackupState.FileRow],
-                       exists: (String) -> Bool, partExists: Bool) -> BackupPlan {
+                       sound: (BackupState.FileRow) -> Bool, partExists: Bool) -> BackupPlan {
         var plan = BackupPlan()
-        if let row = rows[.original], row.key == key, exists(row.path) {
+        if let row = rows[.original], row.key == key, sound(row) {
             plan.original = false
         } else {
             plan.original = true
             plan.reusePart = partExists
         }
-        plan.sidecar = !(rows[.sidecar].map { $0.key == metadataHash && exists($0.path) } ?? false)
+        plan.sidecar = !(rows[.sidecar].map { $0.key == metadataHash && sound($0) } ?? false)
         if let xmpHash {
-            plan.xmp = !(rows[.xmp].map { $0.key == xmpHash && exists($0.path) } ?? false)
+            plan.xmp = !(rows[.xmp].map { $0.key == xmpHash && sound($0) } ?? false)
         }
         // A new original may change its path (another format): the sidecars name it.
         if plan.original { plan.sidecar = true; plan.xmp = xmpHash != nil }

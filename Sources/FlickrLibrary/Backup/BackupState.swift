@@ -61,7 +61,7 @@ final class BackupState: Sendable {
     }
 
     func write<T>(_ body: (Database) throws -> T) throws(LibraryError) -> T {
-        do { return try queue.write(body) } catch { throw LibraryError("backup state: \(error)") }
+        do { return try queue.write(body) } catch { throw LibraryError.database("backup state", error) }
     }
 
     func read<T>(_ body: (Database) throws -> T) throws(LibraryError) -> T {

@@ -1,4 +1,5 @@
 import FlickrAPI
+import FlickrJobs
 import FlickrProtocol
 import Foundation
 import Synchronization
@@ -57,6 +58,12 @@ public struct LibraryBackup: Sendable {
         public var calls = 0
         /// Stopped early (Ctrl-C): what was done is kept, the next run goes on.
         public var interrupted = false
+        /// Stopped because the disk was full: what was stored is whole and kept, the next run
+        /// (once there is room) goes on.
+        public var diskFull = false
+        /// Photos whose backup is not complete after this run (failed, or not reached when it
+        /// stopped).
+        public var notBackedUp = 0
         public var elapsed = 0.0
     }
 
@@ -73,6 +80,21 @@ public struct LibraryBackup: Sendable {
         public var calls: Int
     }
 
+    /// Takes the backup's own lock, held in the folder itself (`.flickr-backup/backup.lock`), so
+    /// that two backups into one folder from different machines (a network share) or
+    /// environments (a cron job with another HOME) never run at once; the kernel releases it when
+    /// its holder ends, a crash included. Creates the folder (0700) when missing: one that cannot
+    /// be written is refused here, before anything is asked of Flickr. Throws
+    /// `RunnerLock.Busy` (naming the host and process that hold it) or ``LibraryError``.
+    public static func lock(_ directory: String, command: String) throws -> RunnerLock {
+        let layout = BackupLayout(root: directory)
+        do {
+            return try RunnerLock.acquire("backup", in: layout.stateDirectory, command: command)
+        } catch let error as JobError {
+            throw LibraryError("\(directory) cannot hold a backup: \(error.message)")
+        }
+    }
+
     /// The account a backup folder belongs to, when it is one.
     public static func account(of directory: String) -> String? {
         let layout = BackupLayout(root: directory)
@@ -87,7 +109,8 @@ public struct LibraryBackup: Sendable {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: layout.root, isDirectory: &isDirectory) else { return }
         guard isDirectory.boolValue else { throw LibraryError("\(layout.root) is a file, not a folder") }
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: layout.root)) ?? []
+        // The state folder alone (its lock taken, the first run not yet begun) is a backup's.
+        let entries = ((try? FileManager.default.contentsOfDirectory(atPath: layout.root)) ?? []).filter { $0 != BackupLayout.stateFolder }
         if !entries.isEmpty && !FileManager.default.fileExists(atPath: layout.database) {
             throw LibraryError("\(layout.root) is not empty and is not a backup (no \(BackupLayout.stateFolder)/ in it): "
                                + "give an empty or new folder, or an earlier backup's")
@@ -142,17 +165,19 @@ public struct LibraryBackup: Sendable {
             let sidecar = BackupSidecar(record: record, setTitles: titles, original: mine[.original]?.path)
             let plan = BackupPlan.decide(key: key, metadataHash: sidecar.metadataHash,
                                          xmpHash: xmp ? FileDigest.of(Data(XMPSidecar.text(record).utf8)) : nil,
-                                         rows: mine, exists: exists, partExists: parts.contains(BackupLayout.partName(id: record.photo.id, key: key)))
+                                         rows: mine, sound: sound, partExists: parts.contains(BackupLayout.partName(id: record.photo.id, key: key)))
             if plan.isEmpty { summary.unchanged += 1 } else { work.append((record, plan)) }
         }
 
         let tally = Tally(total: work.count)
         progress(tally.progress)
         var unreachable: FlickrError?
+        var full: FlickrError?  // no room left: fetching the next original would only fail the same way
+        var completed = 0
         try await withThrowingTaskGroup(of: PhotoOutcome.self) { group in
             var next = 0
             func start() {
-                guard next < work.count, !shouldStop(), unreachable == nil else { return }
+                guard next < work.count, !shouldStop(), unreachable == nil, full == nil else { return }
                 let (record, plan) = work[next]
                 next += 1
                 group.addTask { await backUp(record, plan, titles: titles, state: state, tally: tally, progress: progress) }
@@ -161,11 +186,13 @@ public struct LibraryBackup: Sendable {
             while let outcome = try await group.next() {
                 switch outcome {
                 case .done(let original, let reused, let sidecar, let xmpWritten):
+                    completed += 1
                     if original { if reused { summary.reused += 1 } else { summary.downloaded += 1 } }
                     if sidecar { summary.sidecars += 1 }
                     if xmpWritten { summary.xmp += 1 }
                 case .failed(let id, let error):
                     if error.unreachable { unreachable = unreachable ?? error }
+                    if error.diskFull { full = full ?? error }
                     summary.failed.append(Failure(photo: id, reason: "\(error)"))
                 }
                 tally.finish()
@@ -176,6 +203,16 @@ public struct LibraryBackup: Sendable {
         summary.bytes = tally.bytes
         summary.calls = tally.calls
         summary.interrupted = shouldStop()
+        summary.diskFull = full != nil
+        summary.notBackedUp = work.count - completed
+        if let full {
+            // What was stored is whole and recorded; the manifest is written if it fits.
+            try? writeManifest(state)
+            removeLeftoverParts()
+            try? state.setMeta("running", nil)
+            summary.elapsed = Date().timeIntervalSince(started)
+            return summary
+        }
         if unreachable == nil && !summary.interrupted {
             summary.sets = try writeSets(sets, state: state, rows: try rowsByOwner(state))
         }
@@ -213,7 +250,22 @@ public struct LibraryBackup: Sendable {
         var progress: Progress { counts.withLock { Progress(done: $0.done, total: total, bytes: $0.bytes, calls: $0.calls) } }
     }
 
-    func exists(_ relative: String) -> Bool { FileManager.default.fileExists(atPath: layout.absolute(relative)) }
+    /// Whether a row's file is there at the size recorded (one stat: every run checks every file).
+    func sound(_ row: BackupState.FileRow) -> Bool {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: layout.absolute(row.path))
+        return (attributes?[.size] as? NSNumber)?.int64Value == row.size
+    }
+
+    /// Forgets the files at `paths` (relative to the backup's folder): each is removed and its
+    /// row dropped, so that the next run fetches or writes it again (`--verify --repair`).
+    public static func forget(_ paths: [String], in directory: String) throws(LibraryError) {
+        let layout = BackupLayout(root: directory)
+        let state = try BackupState(layout)
+        for path in paths {
+            try? FileManager.default.removeItem(atPath: layout.absolute(path))
+            try state.write { db in try db.execute(sql: "DELETE FROM file WHERE path = ?", arguments: [path]) }
+        }
+    }
 
     func rowsByOwner(_ state: BackupState) throws(LibraryError) -> [String: [BackupState.FileRow.Kind: BackupState.FileRow]] {
         var out: [String: [BackupState.FileRow.Kind: BackupState.FileRow]] = [:]
@@ -252,7 +304,9 @@ public struct LibraryBackup: Sendable {
         } catch let error as FlickrError {
             return .failed(id, error)
         } catch {
-            return .failed(id, FlickrError(kind: .usage, message: "\(error)", method: "backup"))
+            var failure = FlickrError(kind: .usage, message: "\(error)", method: "backup")
+            failure.diskFull = (error as? LibraryError)?.diskFull ?? false
+            return .failed(id, failure)
         }
     }
 
@@ -314,11 +368,14 @@ public struct LibraryBackup: Sendable {
         let target = layout.absolute(relative)
         let folder = (target as NSString).deletingLastPathComponent
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            // The backup is as private as the library: folders 0700, files 0600.
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
+            let posix = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError).map { Int32($0.code) }
+            if let posix, posix == ENOSPC || posix == EDQUOT { throw LibraryError.write(folder, errno: posix) }
             throw LibraryError("cannot create \(folder): \(error.localizedDescription)")
         }
-        guard rename(source, target) == 0 else {
+        guard chmod(source, 0o600) == 0, rename(source, target) == 0 else {
             throw LibraryError("cannot move \(source) to \(target): \(String(cString: strerror(errno)))")
         }
     }
@@ -330,7 +387,9 @@ public struct LibraryBackup: Sendable {
         let data = Data(text.utf8)
         let temporary = layout.temporary + "/" + UUID().uuidString
         guard FileManager.default.createFile(atPath: temporary, contents: data) else {
-            throw LibraryError("cannot write \(temporary): \(String(cString: strerror(errno)))")
+            let code = errno
+            try? FileManager.default.removeItem(atPath: temporary)  // nothing half written stays
+            throw LibraryError.write(temporary, errno: code)
         }
         try place(temporary, at: relative)
         let replaced = try state.record(BackupState.FileRow(path: relative, size: Int64(data.count), sha256: FileDigest.of(data),
@@ -390,7 +449,7 @@ public struct LibraryBackup: Sendable {
             let text = value.render(pretty: true) + "\n"
             let key = FileDigest.of(Data(text.utf8))
             let owner = "set:" + set.id
-            if let row = rows[owner]?[.set], row.key == key, exists(row.path) { continue }
+            if let row = rows[owner]?[.set], row.key == key, sound(row) { continue }
             try writeText(text, to: BackupLayout.set(id: set.id), owner: owner, kind: .set, key: key, state: state)
             written += 1
         }

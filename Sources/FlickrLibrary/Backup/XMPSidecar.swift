@@ -18,7 +18,7 @@ enum XMPSidecar {
                           + keywords.map { "     <rdf:li>\(escape($0))</rdf:li>\n" }.joined()
                           + "    </rdf:Bag>\n   </dc:subject>")
         }
-        if let taken = p.date_taken, let date = isoDate(taken) {
+        if let taken = p.date_taken, let date = isoDate(taken, granularity: p.date_taken_granularity) {
             fields.append("   <exif:DateTimeOriginal>\(date)</exif:DateTimeOriginal>")
             fields.append("   <xmp:CreateDate>\(date)</xmp:CreateDate>")
             fields.append("   <photoshop:DateCreated>\(date)</photoshop:DateCreated>")
@@ -51,10 +51,16 @@ enum XMPSidecar {
         "   <\(name)>\n    <rdf:Alt>\n     <rdf:li xml:lang=\"x-default\">\(escape(value))</rdf:li>\n    </rdf:Alt>\n   </\(name)>"
     }
 
-    /// `2019-07-02 14:03:00` → `2019-07-02T14:03:00` (Flickr's date taken has no zone).
-    static func isoDate(_ taken: String) -> String? {
+    /// `2019-07-02 14:03:00` → `2019-07-02T14:03:00` (Flickr's date taken has no zone), with
+    /// the precision Flickr knows it to (`datetakengranularity`): 4 the month (`2011-01`), 6 the
+    /// year (`2011`), 8 circa a year (`2011`, XMP having no "circa"); 0 or none, the second.
+    static func isoDate(_ taken: String, granularity: Int? = nil) -> String? {
         guard taken.count >= 10, !taken.hasPrefix("0000") else { return nil }
-        return taken.replacingOccurrences(of: " ", with: "T")
+        switch granularity {
+        case 4: return String(taken.prefix(7))
+        case 6, 8: return String(taken.prefix(4))
+        default: return taken.replacingOccurrences(of: " ", with: "T")
+        }
     }
 
     /// XMP's GPS coordinate: degrees, minutes with a fraction, and the hemisphere (`64,8.5800N`).

@@ -21,7 +21,11 @@ public struct LibraryFilter: Sendable, Hashable {
     /// The SQL `WHERE` clause (after `p.deleted IS NULL`) and its arguments.
     var conditions: [String] = []
     var arguments: [DatabaseValue] = []
-    var orderBy = "p.date_upload DESC, p.id DESC"
+    var orderBy = "p.date_upload DESC, " + Self.idOrder("DESC")
+
+    /// Ties in id order as numbers: ids are digit strings without leading zeros, so a shorter
+    /// one is smaller (`999` before `8000000000`).
+    static func idOrder(_ direction: String) -> String { "length(p.id) \(direction), p.id \(direction)" }
     public var limit: Int?
 
     public static func == (a: LibraryFilter, b: LibraryFilter) -> Bool { a.sql == b.sql && a.limit == b.limit }
@@ -53,6 +57,9 @@ public struct LibraryFilter: Sendable, Hashable {
             case "machine_tags":
                 for pattern in try Self.strings(value, key) {
                     // ns:pred=value, any part * (or left out: "ns:" or "ns:pred=") matches all.
+                    guard let colon = pattern.firstIndex(of: ":"), colon != pattern.startIndex else {
+                        throw LibraryError("machine_tags: '\(pattern)' is not a machine tag pattern (ns:, ns:pred=, ns:pred=value; * for any part)")
+                    }
                     var like = pattern.lowercased()
                     if let eq = like.firstIndex(of: "=") {
                         let v = String(like[like.index(after: eq)...])
@@ -66,16 +73,16 @@ public struct LibraryFilter: Sendable, Hashable {
             case "text":
                 let text = try Self.string(value, key)
                 let folded = LibraryStore.fold(text)
-                let clean = TagString.clean(text)
-                // Title and description: case-insensitive for all of Unicode, as the folded
-                // columns (schema v2) hold them folded the same way; instr, not LIKE, whose case
+                let clean = LibraryStore.fold(TagString.clean(text))
+                // Title, description and tags: case-insensitive for all of Unicode, as the folded
+                // columns (schema v2, v3) hold them folded the same way; instr, not LIKE, whose case
                 // blindness is ASCII's only (and which would read % and _ in the text).
                 // A clean form has no space, so it is inside one of the photo's clean tags exactly
-                // when it is inside their space-joined columns (lower case, as tags= reads them too).
+                // when it is inside their space-joined folded column (`strasse` in `straße`'s).
                 conditions.append("(instr(p.title_folded, ?) > 0 OR instr(p.description_folded, ?) > 0"
-                                  + (clean.isEmpty ? ")" : " OR instr(p.tags, ?) > 0 OR instr(p.machine_tags, ?) > 0)"))
+                                  + (clean.isEmpty ? ")" : " OR instr(p.tags_folded, ?) > 0)"))
                 bind(folded, folded)
-                if !clean.isEmpty { bind(clean, clean) }
+                if !clean.isEmpty { bind(clean) }
             case "taken":
                 let (from, to) = try Self.dateRange(value, key)
                 conditions.append("p.date_taken >= ? AND p.date_taken < ?")
@@ -99,6 +106,9 @@ public struct LibraryFilter: Sendable, Hashable {
                 }
             case "license":
                 let ids = try Self.strings(value, key)
+                if let bad = ids.first(where: { !$0.allSatisfy(\.isASCII) || Int($0) == nil || $0.hasPrefix("-") }) {
+                    throw LibraryError("license: '\(bad)' is not a licence id (whole numbers, as flickr.photos.licenses.getInfo gives them: license=4,5)")
+                }
                 conditions.append("p.license IN (\(Self.marks(ids.count)))")
                 for id in ids { bind(id) }
             case "media":
@@ -116,7 +126,8 @@ public struct LibraryFilter: Sendable, Hashable {
                 guard let column = columns[name] else {
                     throw LibraryError("order: '\(word)' is not one of taken, uploaded, updated, views (with - for descending)")
                 }
-                orderBy = "\(column) \(descending ? "DESC" : "ASC"), p.id \(descending ? "DESC" : "ASC")"
+                let direction = descending ? "DESC" : "ASC"
+                orderBy = "\(column) \(direction), \(Self.idOrder(direction))"
             case "limit":
                 let n: Int?
                 switch value {
@@ -159,7 +170,10 @@ public struct LibraryFilter: Sendable, Hashable {
 
     static func string(_ value: Value, _ key: String) throws(LibraryError) -> String {
         switch value {
-        case .text(let s): return s
+        case .text(let s):
+            // `tags=` is a slip, not "every photo".
+            guard !s.trimmingCharacters(in: .whitespaces).isEmpty else { throw LibraryError("\(key): give a value (\(key)=…)") }
+            return s
         case .number(let d): return d == d.rounded() ? String(Int(d)) : String(d)
         default: throw LibraryError("\(key): expected a string")
         }
@@ -167,12 +181,15 @@ public struct LibraryFilter: Sendable, Hashable {
 
     /// A list, or a comma-separated string.
     static func strings(_ value: Value, _ key: String) throws(LibraryError) -> [String] {
+        let items: [String]
         switch value {
-        case .list(let l): return l
-        case .text(let s): return s.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        case .number: return [try string(value, key)]
+        case .list(let l): items = l.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        case .text(let s): items = s.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        case .number: items = [try string(value, key)]
         default: throw LibraryError("\(key): expected a list or a comma-separated string")
         }
+        guard !items.isEmpty else { throw LibraryError("\(key): give at least one value (\(key)=a,b)") }
+        return items
     }
 
     static func tags(_ value: Value, _ key: String) throws(LibraryError) -> [String] {
@@ -211,7 +228,7 @@ public struct LibraryFilter: Sendable, Hashable {
         func bound(_ s: String?, end: Bool) throws(LibraryError) -> DateBound {
             guard let s, !s.isEmpty else { return end ? .max : .min }
             guard let d = DateBound(s, end: end) else {
-                throw LibraryError("\(key): '\(s)' is not a date (YYYY, YYYY-MM or YYYY-MM-DD)")
+                throw LibraryError("\(key): '\(s)' is not a date (YYYY, YYYY-MM or YYYY-MM-DD, a day that exists: 2019, 2019-03, 2019-03-01)")
             }
             return d
         }
@@ -252,11 +269,16 @@ struct DateBound: Sendable {
 
     /// Parses `YYYY`, `YYYY-MM` or `YYYY-MM-DD`; an upper bound is the day after the period.
     init?(_ text: String, end: Bool) {
-        let parts = text.split(separator: "-").map { Int($0) }
-        guard (1...3).contains(parts.count), parts.allSatisfy({ $0 != nil }), let y = parts[0], (1...9999).contains(y) else { return nil }
+        // YYYY, YYYY-MM, YYYY-MM-DD with exactly those digits (`19`, `2019-2` are slips).
+        let pieces = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard (1...3).contains(pieces.count), zip(pieces, [4, 2, 2]).allSatisfy({ $0.count == $1 && $0.allSatisfy(\.isASCII) }) else {
+            return nil
+        }
+        let parts = pieces.map { Int($0) }
+        guard parts.allSatisfy({ $0 != nil }), let y = parts[0], (1...9999).contains(y) else { return nil }
         var m = parts.count > 1 ? parts[1]! : 1
         var d = parts.count > 2 ? parts[2]! : 1
-        guard (1...12).contains(m), (1...31).contains(d) else { return nil }
+        guard (1...12).contains(m), (1...Self.days(inMonth: m, of: y)).contains(d) else { return nil }
         var year = y
         if end {
             switch parts.count {
@@ -273,6 +295,15 @@ struct DateBound: Sendable {
             }
         }
         self.init(year: year, month: m, day: d)
+    }
+
+    /// The days of month `m` of year `y` (Gregorian): `2019-02-30` is no date.
+    static func days(inMonth m: Int, of y: Int) -> Int {
+        switch m {
+        case 2: return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     /// `YYYY-MM-DD 00:00:00` (compares with Flickr's `datetaken` as text).

@@ -92,10 +92,15 @@ public struct LibraryPhoto: Sendable, Hashable, Codable, FetchableRecord, Persis
         machine_tags = p["machine_tags"]?.string ?? ""
     }
 
-    /// The raw tags read by a deep sync, if current.
+    /// The raw tags read by a deep sync, if current: read at the photo's last update, or
+    /// before an edit of something else (a title), as long as they still give the photo's clean
+    /// tags. A sync that sees the tags change forgets them (`deep_update` nil) until the next read.
     public var rawTags: [PhotoTag]? {
-        guard let raw_tags, deep_update == last_update else { return nil }
-        return try? JSONDecoder().decode([PhotoTag].self, from: Data(raw_tags.utf8))
+        guard let raw_tags, deep_update != nil,
+              let tags = try? JSONDecoder().decode([PhotoTag].self, from: Data(raw_tags.utf8)) else { return nil }
+        if deep_update == last_update { return tags }
+        let listed = Set((self.tags + " " + machine_tags).split(separator: " ").map(String.init))
+        return Set(tags.map { TagString.clean($0.raw) }) == listed ? tags : nil
     }
 
     /// What the retag planner reads (`getInfo`'s view), when the deep fields are current.

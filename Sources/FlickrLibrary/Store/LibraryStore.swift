@@ -144,6 +144,20 @@ public final class LibraryStore: Sendable {
                 if let photo = try LibraryPhoto.fetchOne(db, key: id) { try LibrarySync.writeTags(photo, db) }
             }
         }
+        m.registerMigration("v3") { db in
+            // text= finds a tag the way it finds a title: `strasse` in the tag `straße`, `ΑΘΉΝΑ`
+            // in `αθήνα`; the clean forms (tags, then machine tags) folded, space-separated.
+            try db.execute(sql: """
+                ALTER TABLE photo ADD COLUMN tags_folded TEXT NOT NULL DEFAULT '';  -- library_fold(tags || ' ' || machine_tags)
+                UPDATE photo SET tags_folded = library_fold(tags || ' ' || machine_tags);
+                CREATE TRIGGER photo_tags_fold_insert AFTER INSERT ON photo BEGIN
+                    UPDATE photo SET tags_folded = library_fold(NEW.tags || ' ' || NEW.machine_tags) WHERE id = NEW.id;
+                END;
+                CREATE TRIGGER photo_tags_fold_update AFTER UPDATE OF tags, machine_tags ON photo BEGIN
+                    UPDATE photo SET tags_folded = library_fold(NEW.tags || ' ' || NEW.machine_tags) WHERE id = NEW.id;
+                END;
+                """)
+        }
         return m
     }
 
@@ -193,6 +207,25 @@ public final class LibraryStore: Sendable {
 /// Why the library could not be read, synced or backed up.
 public struct LibraryError: Error, Sendable, CustomStringConvertible {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The disk had no room for what was being written (a file, or the database: SQLite's
+    /// "database or disk is full"); a batch stops at once.
+    public var diskFull = false
+    public init(_ message: String, diskFull: Bool = false) {
+        self.message = message
+        self.diskFull = diskFull
+    }
     public var description: String { message }
+
+    /// `error` from a database write, as a LibraryError: SQLite's SQLITE_FULL marked ``diskFull``.
+    static func database(_ what: String, _ error: any Error) -> LibraryError {
+        if let e = error as? LibraryError { return e }
+        let full = (error as? DatabaseError)?.resultCode == .SQLITE_FULL
+        return LibraryError("\(what): " + (full ? "no space left on the disk" : "\(error)"), diskFull: full)
+    }
+
+    /// A failed write of `path` (errno `code`): ENOSPC and EDQUOT marked ``diskFull``.
+    static func write(_ path: String, errno code: Int32) -> LibraryError {
+        let full = code == ENOSPC || code == EDQUOT
+        return LibraryError("cannot write \(path): " + (full ? "no space left on the disk" : String(cString: strerror(code))), diskFull: full)
+    }
 }

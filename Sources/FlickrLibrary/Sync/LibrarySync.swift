@@ -88,7 +88,12 @@ public struct LibrarySync: Sendable {
             try await listAll(counter: counter, summary: &summary, progress: progress)
         }
         summary.sets = try await syncSets(counter: counter, progress: progress)
-        if deep { summary.deep = try await readDeep(counter: counter, progress: progress) }
+        // A mirror once synced deep stays deep: a photo whose tags changed (or a new one) is read
+        // again by any sync, one getInfo each, so that its raw forms are never replaced by clean ones.
+        let deepMirror = try deep || store.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE raw_tags IS NOT NULL)") ?? false
+        }
+        if deepMirror { summary.deep = try await readDeep(counter: counter, onlyChangedTags: !deep, progress: progress) }
         try store.write { db in
             try store.setState("last_sync", String(start), db)
             try store.setState("last_sync_end", String(Int(Date().timeIntervalSince1970)), db)
@@ -173,6 +178,8 @@ public struct LibrarySync: Sendable {
                     photo.comments = old.comments
                     // Raw tags that no longer give the listing's clean tags are stale, whatever
                     // last_update says (an edit in the second getInfo was read is not seen there).
+                    // Through an edit of anything else (a title) they stay the photo's
+                    // (LibraryPhoto.rawTags): what a deep read learned is not lost to it.
                     if (old.tags, old.machine_tags) != (photo.tags, photo.machine_tags) { photo.deep_update = nil }
                     if old == photo { continue }
                     // One marked deleted that a listing has again is back.
@@ -240,12 +247,20 @@ public struct LibrarySync: Sendable {
             if membersCurrent && headerSame { continue }
             changed += 1
             var members: [String]?
-            // A change in the second the members were read may come after the read: such a
-            // set's members are read again next time (date_update counts whole seconds).
+            // date_update counts whole seconds: a change later in the second it names would not
+            // move it. So the members are read only once that second is over (a wait of at most
+            // a second, once a sync: by then every listed set's second is over), and a later
+            // change moves date_update — the next sync with nothing changed reads no set. A set
+            // whose second is not over on this clock even then (Flickr's clock ahead of ours) is
+            // read again next time.
             var settled = true
             if !membersCurrent {
                 members = []
-                settled = update.map { $0 < Int(Date().timeIntervalSince1970) } ?? true
+                if let update {
+                    let wait = Double(update + 1) - Date().timeIntervalSince1970
+                    if wait > 0 && wait <= 1.5 { try await Task.sleep(for: .milliseconds(Int64(wait * 1000) + 10)) }
+                    settled = update < Int(Date().timeIntervalSince1970)
+                }
                 var p = 1
                 while true {
                     let rsp = try await counter.call("flickr.photosets.getPhotos",
@@ -285,10 +300,12 @@ public struct LibrarySync: Sendable {
         return changed + gone.count
     }
 
-    /// `getInfo` for every photo whose raw tags are not current, a few at a time.
-    func readDeep(counter: CallCounter, progress: @Sendable (Progress) -> Void) async throws -> Int {
+    /// `getInfo` for every photo whose deep fields are not current (a deep sync), or — a plain
+    /// sync of a deep mirror — only for those whose tags changed or that are new, a few at a time.
+    func readDeep(counter: CallCounter, onlyChangedTags: Bool = false, progress: @Sendable (Progress) -> Void) async throws -> Int {
         let ids = try store.read { db in
-            try String.fetchAll(db, sql: "SELECT id FROM photo WHERE deleted IS NULL AND (deep_update IS NULL OR deep_update IS NOT last_update) ORDER BY id")
+            try String.fetchAll(db, sql: "SELECT id FROM photo WHERE deleted IS NULL AND (deep_update IS NULL"
+                                + (onlyChangedTags ? "" : " OR deep_update IS NOT last_update") + ") ORDER BY id")
         }
         var next = 0, done = 0
         try await withThrowingTaskGroup(of: (String, FlickrNode?).self) { group in

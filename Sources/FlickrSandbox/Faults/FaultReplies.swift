@@ -26,6 +26,13 @@ enum FaultReplies {
         }
     }
 
+    /// A complete answer that is not well-formed XML: U+0001 inside an element, which XML 1.0
+    /// forbids (the `malformed` fault).
+    static func malformed() -> SandboxReply {
+        SandboxReply(status: 200, contentType: "text/xml; charset=utf-8",
+                     body: "<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"ok\">\n<a>x\u{1}y</a>\n</rsp>\n")
+    }
+
     /// Flickr's 429: a small HTML page and `Retry-After` in whole seconds.
     static func tooManyRequests(retryAfter: Int = 1) -> SandboxReply {
         .html(429, "<html><body><h1>429 Too Many Requests</h1>\nYou have sent too many requests in a given amount of time.\n</body></html>",

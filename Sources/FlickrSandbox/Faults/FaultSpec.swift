@@ -20,6 +20,10 @@ public enum FaultKind: String, Sendable, CaseIterable, Hashable {
     /// A 200 whose body stops halfway and then nothing more comes, the connection held open
     /// (up to two minutes): only the client's deadline ends the wait.
     case stall
+    /// A 200 whose document is whole but not well-formed XML (a control character in it, as a
+    /// broken proxy or a character-set bug gives), on REST calls: the sandbox's own answers
+    /// never are, so a client's handling of one is tested with this.
+    case malformed
 }
 
 /// Probabilities of injected failures, e.g. `5xx=0.1,429=0.05,reset=0.01,truncate=0.01,html=0.02,105=0.01,106=0.01`.

@@ -55,7 +55,8 @@ struct MethodRouter: Sendable {
                 throw Self.missingArgument(method)
             }
         }
-        let call = MethodCall(method: method, request: request, params: params, caller: caller, now: now)
+        // What Flickr stores of text holds no character XML cannot carry (XMLText).
+        let call = MethodCall(method: method, request: request, params: params.mapValues(XMLText.storable), caller: caller, now: now)
         guard let handler = handlers[method.name] else { return Self.exampleAnswer(call) }
         let payload: MethodPayload
         do { payload = try handler(store, call) } catch let failure as APIFailure { throw failure } catch {

@@ -2,7 +2,9 @@ extension XMLNode {
     /// Flickr's XML escaping: `& < > " '` become `&amp; &lt; &gt; &quot; &#039;` in text and
     /// attributes alike (as the live servers do).
     static func escape(_ s: String) -> String {
-        guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else {
+        // Also a control character or U+FFFE/U+FFFF (EF BF BE/BF): never written (XMLText).
+        guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 < 0x20 || $0 == 0xBF })
+        else {
             return s
         }
         var out = ""
@@ -14,6 +16,7 @@ extension XMLNode {
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&#039;"
+            case _ where !XMLText.allowed(ch): continue
             default: out.unicodeScalars.append(ch)
             }
         }

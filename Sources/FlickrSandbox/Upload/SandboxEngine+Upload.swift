@@ -119,7 +119,7 @@ extension SandboxEngine {
         guard Int64(upload.size) <= UploadLimits.bytes(forMIME: probe.media == "video" ? "video/" : "image/") else {
             return fail(APIFailure(.filesizeTooLarge, "Filesize was too large"))
         }
-        let params = request.parameters
+        let params = request.parameters.mapValues(XMLText.storable)  // title, description, tags as Flickr stores them
         let isAsync = params["async"] == "1"
         let originalSecret = SandboxIDs.hex(10)
         let dedup = !replace && (params["dedup_check"] == "1" || params["dedup_check"] == "2")

@@ -1,5 +1,6 @@
 import FlickrAPI
 import FlickrCommandLine
+import FlickrJobs
 import FlickrLibrary
 import Foundation
 
@@ -11,7 +12,7 @@ import Foundation
 /// a usage error, 75 when another process holds the library or Flickr could not be reached, 130
 /// after Ctrl-C.
 enum BackupCommand {
-    static let synopsis = "usage: flickr backup DIR [--sizes o] [--xmp] [--prune] [--events] | flickr backup --verify DIR"
+    static let synopsis = "usage: flickr backup DIR [--sizes o] [--xmp] [--prune] [--events] | flickr backup --verify [--repair] DIR"
 
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
         let parsed = try CommandLineParser.parse(args, for: "backup")
@@ -23,11 +24,15 @@ enum BackupCommand {
             throw Invocation.UsageError(message: "--sizes: '\(sizes)' is not kept by backups; they keep the original of each photo (o) "
                                         + "— use flickr download --size for other sizes")
         }
+        if parsed.has("repair") && !parsed.has("verify") {
+            throw Invocation.UsageError(message: "--repair mends what --verify finds: give both; \(synopsis)")
+        }
         if parsed.has("verify") {
             if let other = ["xmp", "prune", "sizes"].first(where: { parsed.has($0) || parsed[$0] != nil }) {
                 throw Invocation.UsageError(message: "--verify changes nothing, so --\(other) has no place beside it; \(synopsis)")
             }
-            return try verify(directory, events: parsed.has("events"), env)
+            guard parsed.has("repair") else { return try verify(directory, events: parsed.has("events"), env) }
+            return try await repair(directory, parsed, inv, env)
         }
         return try await backUp(directory, parsed, inv, env)
     }
@@ -37,6 +42,10 @@ enum BackupCommand {
     static func backUp(_ directory: String, _ parsed: ParsedArguments, _ inv: Invocation,
                        _ env: [String: String]) async throws -> Int32 {
         try LibraryBackup.checkFolder(directory)
+        // The folder's own lock first: a second backup into it, from anywhere, is refused
+        // before it syncs or writes anything.
+        guard let folderLock = try lockFolder(directory) else { return RetagCommand.tryLater }
+        defer { withExtendedLifetime(folderLock) {} }
         let opened = try await Subcommands.session(inv, env)
         defer { opened.close() }
         let client = opened.session.client
@@ -94,11 +103,29 @@ enum BackupCommand {
         }
         for failure in summary.failed { FileHandleOutput.standardError("failed: photo \(failure.photo): \(failure.reason)\n") }
         print(text(summary, sync: sync, directory: directory, prune: backup.prune))
+        if summary.diskFull {
+            FileHandleOutput.standardError("stopped: no space left on the disk of \(directory): \(summary.notBackedUp) photo"
+                                           + "\(summary.notBackedUp == 1 ? "" : "s") not backed up; what was stored is whole and kept — "
+                                           + "free some space and run flickr backup \(directory) again to go on\n")
+            return 1
+        }
         if summary.interrupted {
             FileHandleOutput.standardError("interrupted: what was done is kept; run flickr backup \(directory) again to go on\n")
             return 130
         }
         return summary.failed.isEmpty ? 0 : 1
+    }
+
+    /// The backup folder's lock (``LibraryBackup/lock(_:command:)``); nil, with the holder said
+    /// on stderr, when another run holds it.
+    static func lockFolder(_ directory: String) throws -> RunnerLock? {
+        do {
+            return try LibraryBackup.lock(directory, command: "flickr backup")
+        } catch let busy as RunnerLock.Busy {
+            FileHandleOutput.standardError("flickr backup: \(directory) is being backed up by "
+                                           + (busy.holder?.description ?? "another process") + "; wait for it to finish or stop it\n")
+            return nil
+        }
     }
 
     /// The NDJSON event of a backup's progress (`--events`).
@@ -124,7 +151,10 @@ enum BackupCommand {
         parts.append("\(s.sets) set\(s.sets == 1 ? "" : "s") written")
         parts.append("\(s.unchanged) unchanged")
         if !s.failed.isEmpty { parts.append("\(s.failed.count) failed") }
-        var text = "backed up \(s.photos) photos into \(directory): " + parts.joined(separator: ", ")
+        if s.notBackedUp > 0 { parts.append("\(s.notBackedUp) not backed up") }
+        // What this run leaves backed up, not what it set out to do (Ctrl-C, a full disk).
+        let whole = s.notBackedUp > 0 ? "\(s.photos - s.notBackedUp) of \(s.photos)" : "\(s.photos)"
+        var text = "backed up \(whole) photos into \(directory): " + parts.joined(separator: ", ")
         if s.pruned > 0 { text += "; \(s.pruned) deleted on Flickr moved to \(directory)/\(BackupLayout.deletedFolder)/" }
         if s.deletedKept > 0 {
             text += "; \(s.deletedKept) deleted on Flickr kept" + (prune ? "" : " (--prune moves them to \(directory)/\(BackupLayout.deletedFolder)/)")
@@ -136,10 +166,37 @@ enum BackupCommand {
 
     // MARK: Verifying
 
+    /// `--verify --repair`: verifies, forgets every missing or corrupt file (a corrupt one is
+    /// removed), backs up (which fetches and writes them again, after a sync), and verifies
+    /// again: exit 0 only when every photo is backed up and every file sound.
+    static func repair(_ directory: String, _ parsed: ParsedArguments, _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
+        let events = parsed.has("events")
+        guard let report = try verifyReport(directory, events: events, env) else { return RetagCommand.tryLater }
+        let damaged = report.missing + report.corrupt
+        if !damaged.isEmpty || !report.notBackedUp.isEmpty || report.unfinished {
+            try LibraryBackup.forget(damaged, in: directory)
+            FileHandleOutput.standardError("repairing: \(report.missing.count) missing and \(report.corrupt.count) corrupt file"
+                                           + "\(damaged.count == 1 ? "" : "s") to fetch or write again\n")
+            let status = try await backUp(directory, parsed, inv, env)
+            guard status == 0 else { return status }
+        }
+        return try verify(directory, events: events, env)
+    }
+
     static func verify(_ directory: String, events: Bool, _ env: [String: String]) throws -> Int32 {
+        guard let report = try verifyReport(directory, events: events, env) else { return RetagCommand.tryLater }
+        print(verifyText(report, directory: directory), terminator: "")
+        return report.isSound ? 0 : 1
+    }
+
+    /// Runs the verification (holding the folder's lock); nil when another run holds it.
+    static func verifyReport(_ directory: String, events: Bool, _ env: [String: String]) throws -> BackupVerifier.Report? {
         guard let account = LibraryBackup.account(of: directory) else {
             throw LibraryError("\(directory) is not a backup (no \(BackupLayout.stateFolder)/ in it): nothing to verify")
         }
+        // A backup running into the folder would show files in flight as faults: wait for it.
+        guard let folderLock = try lockFolder(directory) else { return nil }
+        defer { withExtendedLifetime(folderLock) {} }
         let libraryPath = LibraryStore.path(for: account, in: LibraryStore.directory(environment: env))
         let library = FileManager.default.fileExists(atPath: libraryPath) ? try LibraryStore(path: libraryPath, account: account) : nil
         let terminal = Terminal.stderrIsTerminal
@@ -154,6 +211,11 @@ enum BackupCommand {
             }
         }
         if terminal, !events { FileHandleOutput.standardError("\r\u{1B}[K") }
+        return report
+    }
+
+    /// The verification's lines: each fault, then the count.
+    static func verifyText(_ report: BackupVerifier.Report, directory: String) -> String {
         var out = ""
         for (label, list) in [("missing", report.missing), ("corrupt", report.corrupt), ("extra", report.extra), ("stale", report.stale)] {
             for path in list { out += "\(label): \(path)\n" }
@@ -166,7 +228,6 @@ enum BackupCommand {
         if report.deletedKept > 0 { out += "; \(report.deletedKept) deleted on Flickr kept" }
         out += report.comparedWithLibrary ? "" : "; no library of \(report.account) here to compare with (flickr sync makes one)"
         out += report.isSound ? " — sound\n" : "\n"
-        FileHandleOutput.standardOutput(out)
-        return report.isSound ? 0 : 1
+        return out
     }
 }

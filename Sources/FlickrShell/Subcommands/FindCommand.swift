@@ -27,6 +27,10 @@ enum FindCommand {
         let endpoint = opened.session.client.context.endpoints.rest
         opened.close()
         let store = try LibraryStore.existing(endpoint: endpoint, environment: env)
+        if try store.status().lastSync == nil {
+            // A first sync that never finished (killed, cut off): what is there is a part.
+            FileHandleOutput.standardError("flickr find: the library's first sync has not finished: the answer is from the part mirrored so far (run flickr sync)\n")
+        }
         let ids = try store.ids(filter)
         switch formats.first {
         case "ids":
@@ -59,7 +63,7 @@ enum FindCommand {
             for page in stride(from: 0, to: ids.count, by: 1_000) {
                 var chunk = ""
                 for record in try store.records(ids[page..<min(ids.count, page + 1_000)]) {
-                    chunk += shown.map { text(record.value($0), list: " ") }.joined(separator: "\t") + "\n"
+                    chunk += shown.map { escaped(text(record.value($0), list: " ")) }.joined(separator: "\t") + "\n"
                 }
                 FileHandleOutput.standardOutput(chunk)
             }
@@ -87,6 +91,23 @@ enum FindCommand {
         case .list(let l): return l.joined(separator: separator)
         case nil: return ""
         }
+    }
+
+    /// A field of the default output, one column of one line: a tab, a line break or a
+    /// backslash inside it as `\t`, `\n` (`\r`) or `\\`.
+    static func escaped(_ field: String) -> String {
+        guard field.contains(where: { $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\\" || $0 == "\r\n" }) else { return field }
+        var out = ""
+        for scalar in field.unicodeScalars {
+            switch scalar {
+            case "\t": out += "\\t"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\\": out += "\\\\"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     static func csv(_ field: String) -> String {

@@ -31,6 +31,8 @@ struct FaultMiddleware: RouterMiddleware {
             return context.answer(FaultReplies.tooManyRequests())
         case .html?:
             return context.answer(.html(200, FaultReplies.maintenancePage))
+        case .malformed? where route == .rest:
+            return context.answer(FaultReplies.malformed())
         case let kind? where kind == .truncate || kind == .stall:
             let response = try await next(request, context)
             // The budget's refusal is the one answer made after this point that is never cut.
