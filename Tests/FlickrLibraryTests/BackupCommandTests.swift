@@ -222,7 +222,7 @@ struct BackupCommandTests {
         }
     }
 
-    @Test("Refusals before any request: a folder with files that is not a backup, --sizes other than o, --verify with --prune, no folder; --verify of a folder that is no backup")
+    @Test("Refusals before any request: a folder with files that is not a backup, --sizes other than o, --verify with --prune, no folder; --verify of a folder that is no backup; a read-only folder, in the system's words")
     func refusals() async throws {
         let world = try CommandWorld("backup-refusals")
         defer { try? FileManager.default.removeItem(at: world.directory) }
@@ -243,6 +243,19 @@ struct BackupCommandTests {
             #expect(none.status == 2 && none.stderr.contains("give the backup's folder"), "\(none.stderr)")
             let notBackup = try await Self.flickr(["backup", "--verify", busy.path], env)
             #expect(notBackup.status == 1 && notBackup.stderr.contains("is not a backup"), "\(notBackup.stderr)")
+            // A folder that cannot be written (a read-only file system: root too is refused) is
+            // refused in the system's words, before the sync.
+            let readOnly = world.directory.appendingPathComponent("read-only")
+            try FileManager.default.createDirectory(at: readOnly, withIntermediateDirectories: true)
+            let mount = try await Products.run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", readOnly.path], timeout: 30)
+            if mount.status == 0 {
+                defer { _ = umount2(readOnly.path, Int32(MNT_DETACH)) }
+                let refused = try await Self.flickr(["backup", readOnly.path], env)
+                #expect(refused.status == 1 && refused.stderr.contains("Read-only file system") && !refused.stderr.contains("NSCocoaErrorDomain"),
+                        "\(refused.status) \(refused.stderr)")
+            } else {
+                print("refusals: the read-only folder not tried here: this machine does not let the test mount a tmpfs (\(mount.stderr))")
+            }
             let log = (try? String(contentsOf: world.directory.appendingPathComponent("log"), encoding: .utf8)) ?? ""
             #expect(log.isEmpty, "a refusal makes no request: \(log)")
         }

@@ -196,7 +196,8 @@ extension FlickrClient {
         let ns = error as NSError
         let posix = ns.domain == NSPOSIXErrorDomain ? ns : ns.userInfo[NSUnderlyingErrorKey] as? NSError
         let code = posix.flatMap { $0.domain == NSPOSIXErrorDomain ? Int32($0.code) : nil }
-        let full = code == ENOSPC || code == EDQUOT || (error as? CocoaError)?.code == .fileWriteOutOfSpace
+            ?? ((error as? CocoaError)?.code == .fileWriteOutOfSpace ? ENOSPC : nil)
+        let full = code == ENOSPC || code == EDQUOT
         let reason = full ? "no space left on the disk" : code.map { String(cString: strerror($0)) } ?? ns.localizedDescription
         var failure = FlickrError.usage("cannot write \(path): \(reason)", method: "download")
         failure.diskFull = full

@@ -205,7 +205,7 @@ public struct LibraryBackup: Sendable {
         summary.interrupted = shouldStop()
         summary.diskFull = full != nil
         summary.notBackedUp = work.count - completed
-        if let full {
+        if full != nil {
             // What was stored is whole and recorded; the manifest is written if it fits.
             try? writeManifest(state)
             removeLeftoverParts()
@@ -371,8 +371,7 @@ public struct LibraryBackup: Sendable {
             // The backup is as private as the library: folders 0700, files 0600.
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            let posix = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError).map { Int32($0.code) }
-            if let posix, posix == ENOSPC || posix == EDQUOT { throw LibraryError.write(folder, errno: posix) }
+            if let posix = PrivateFile.posixCode(error), posix == ENOSPC || posix == EDQUOT { throw LibraryError.write(folder, errno: posix) }
             throw LibraryError("cannot create \(folder): \(error.localizedDescription)")
         }
         guard chmod(source, 0o600) == 0, rename(source, target) == 0 else {

@@ -156,6 +156,8 @@ public final class LibraryStore: Sendable {
                 CREATE TRIGGER photo_tags_fold_update AFTER UPDATE OF tags, machine_tags ON photo BEGIN
                     UPDATE photo SET tags_folded = library_fold(NEW.tags || ' ' || NEW.machine_tags) WHERE id = NEW.id;
                 END;
+                -- order=views with a limit reads the first rows of an index, as the date orders do.
+                CREATE INDEX photo_views ON photo(views);
                 """)
         }
         return m
