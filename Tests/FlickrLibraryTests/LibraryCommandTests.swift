@@ -233,6 +233,18 @@ struct LibraryCommandTests {
             let luaBad = try await Self.flickr(["-e", "print(flickr.library.count{ taken = '2019-02-30' })"], env)
             #expect(luaBad.status != 0 && luaBad.stderr.contains("taken: '2019-02-30' is not a date"), "\(luaBad.stderr)")
 
+            // A library whose first sync never finished (as a killed one leaves it) says so.
+            #expect(!ids.stderr.contains("first sync has not finished"), "\(ids.stderr)")
+            let lastSync = try store.read { db in try store.state("last_sync", db) }
+            try store.write { db in try store.setState("last_sync", nil, db) }
+            let partial = try await Self.flickr(["find", "tags=tram", "--ids"], env)
+            #expect(partial.status == 0 && partial.stderr.contains("the library's first sync has not finished"), "\(partial.stderr)")
+            let partialLua = try await Self.flickr(["-e", "print(flickr.library.status().complete)"], env)
+            #expect(partialLua.stdout == "false\n", "\(partialLua.stdout)\(partialLua.stderr)")
+            try store.write { db in try store.setState("last_sync", lastSync, db) }
+            let whole = try await Self.flickr(["-e", "print(flickr.library.status().complete)"], env)
+            #expect(whole.stdout == "true\n", "\(whole.stdout)\(whole.stderr)")
+
             // A misspelt key: a usage error with a suggestion, here and in Lua.
             let misspelt = try await Self.flickr(["find", "tagz=tram"], env)
             #expect(misspelt.status == 2 && misspelt.stderr.contains("'tagz' is not a filter key; did you mean 'tags'?"), "\(misspelt.status) \(misspelt.stderr)")

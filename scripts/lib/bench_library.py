@@ -42,6 +42,7 @@ FILTERS = [
     (["uploaded=2017"], '{ uploaded = "2017" }'),
     (["updated=2018"], '{ updated = "2018" }'),
     (["text=harbour"], '{ text = "harbour" }'),
+    (["text=Bridge 1"], '{ text = "Bridge 1" }'),
     (["set=Everything early"], '{ set = "Everything early" }'),
     (["privacy=private", "media=video"], '{ privacy = "private", media = "video" }'),
     (["license=4"], '{ license = "4" }'),

@@ -204,6 +204,12 @@ extension LibraryStore {
         }
     }
 
+    /// Whether a sync of the library has ever finished (a first one killed leaves it partial):
+    /// one row read, where ``status()`` counts the photos.
+    public var isComplete: Bool {
+        get throws(LibraryError) { try read { db in try state("last_sync", db) != nil } }
+    }
+
     /// The library's own state.
     public func status() throws(LibraryError) -> LibraryStatus {
         let version = schemaVersion

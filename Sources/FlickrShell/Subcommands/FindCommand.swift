@@ -27,7 +27,7 @@ enum FindCommand {
         let endpoint = opened.session.client.context.endpoints.rest
         opened.close()
         let store = try LibraryStore.existing(endpoint: endpoint, environment: env)
-        if try store.status().lastSync == nil {
+        if try !store.isComplete {
             // A first sync that never finished (killed, cut off): what is there is a part.
             FileHandleOutput.standardError("flickr find: the library's first sync has not finished: the answer is from the part mirrored so far (run flickr sync)\n")
         }
