@@ -189,21 +189,18 @@ extension FlickrClient {
         return ResponseClassifier.excerpt(head.readBytes(length: head.readableBytes) ?? [])
     }
 
-    /// The size of the regular file at `path`, or nil.
     /// A failed write of `path` as a usage error a person can act on; a full disk or quota is
     /// marked ``FlickrError/diskFull``.
     static func writeFailure(_ error: any Error, path: String) -> FlickrError {
-        let ns = error as NSError
-        let posix = ns.domain == NSPOSIXErrorDomain ? ns : ns.userInfo[NSUnderlyingErrorKey] as? NSError
-        let code = posix.flatMap { $0.domain == NSPOSIXErrorDomain ? Int32($0.code) : nil }
-            ?? ((error as? CocoaError)?.code == .fileWriteOutOfSpace ? ENOSPC : nil)
+        let code = SystemErrors.posixCode(error)
         let full = code == ENOSPC || code == EDQUOT
-        let reason = full ? "no space left on the disk" : code.map { String(cString: strerror($0)) } ?? ns.localizedDescription
+        let reason = full ? "no space left on the disk" : code.map { String(cString: strerror($0)) } ?? error.localizedDescription
         var failure = FlickrError.usage("cannot write \(path): \(reason)", method: "download")
         failure.diskFull = full
         return failure
     }
 
+    /// The size of the regular file at `path`, or nil.
     static func fileSize(_ path: String) -> Int64? {
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }

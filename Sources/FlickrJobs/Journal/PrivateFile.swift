@@ -1,3 +1,4 @@
+import FlickrAPI
 import Foundation
 
 /// Files only their owner may read or write: the job and library databases, the runners' lock
@@ -6,23 +7,6 @@ import Foundation
 package enum PrivateFile {
     /// Creates `directory` and its missing parents with mode 0700, and sets an existing one to
     /// 0700.
-    /// The errno behind a Foundation file error: its underlying POSIX error, else the one its
-    /// Cocoa code stands for.
-    package static func posixCode(_ error: any Error) -> Int32? {
-        let ns = error as NSError
-        if ns.domain == NSPOSIXErrorDomain { return Int32(ns.code) }
-        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return Int32(underlying.code)
-        }
-        switch (error as? CocoaError)?.code {
-        case .fileWriteVolumeReadOnly?: return EROFS
-        case .fileWriteNoPermission?, .fileReadNoPermission?: return EACCES
-        case .fileWriteOutOfSpace?: return ENOSPC
-        case .fileWriteFileExists?: return EEXIST
-        default: return nil
-        }
-    }
-
     package static func makeDirectory(_ directory: String) throws(JobError) {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
@@ -30,7 +14,7 @@ package enum PrivateFile {
             try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory)
         } catch {
             // The system's own words (Permission denied, Read-only file system), not Foundation's.
-            throw JobError("cannot create \(directory): " + (posixCode(error).map { String(cString: strerror($0)) } ?? error.localizedDescription))
+            throw JobError("cannot create \(directory): " + (SystemErrors.posixCode(error).map { String(cString: strerror($0)) } ?? error.localizedDescription))
         }
     }
 

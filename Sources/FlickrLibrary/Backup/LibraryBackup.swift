@@ -371,7 +371,7 @@ public struct LibraryBackup: Sendable {
             // The backup is as private as the library: folders 0700, files 0600.
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            if let posix = PrivateFile.posixCode(error), posix == ENOSPC || posix == EDQUOT { throw LibraryError.write(folder, errno: posix) }
+            if let posix = SystemErrors.posixCode(error), posix == ENOSPC || posix == EDQUOT { throw LibraryError.write(folder, errno: posix) }
             throw LibraryError("cannot create \(folder): \(error.localizedDescription)")
         }
         guard chmod(source, 0o600) == 0, rename(source, target) == 0 else {
