@@ -125,16 +125,30 @@ static void lk_install_arm_handler(void) {
 /* The host whose Lua thread this is (lk_host_bind_thread), for the signal handler. */
 static _Thread_local lk_host *lk_thread_host = NULL;
 
-/* Lua thread: sets the interrupt hook on L (lua.c's: call, return and every instruction),
- * remembering the hook it replaces. */
+/* The interrupt hook's events: lua.c's (call, return, every instruction) and new lines.
+ * Why lines too: the hook is set from a signal handler, which may land while the interpreter
+ * is between reading and writing back its instruction count (it counts down under a script's
+ * own line or count hook). The count it writes back then overwrites ours, and the count event
+ * would come only after billions of instructions. A loop cannot run forever without jumping
+ * back, and Lua reports every backward jump as a line event, so the line event always comes. */
+#define LK_HOOK_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT)
+
+/* Lua thread: sets the interrupt hook on L, remembering the hook it replaces. On a thread
+ * that has it already (a second Ctrl-C) it is set again: that resets the count and the
+ * interpreter's traps, should an earlier setting have been undone by the same kind of race. */
 static void lk_arm_one(lk_host *h, lua_State *L) {
-    if (L == NULL || lua_gethook(L) == lk_hook || h->armed == 2) return;
+    if (L == NULL) return;
+    if (lua_gethook(L) == lk_hook) {
+        lua_sethook(L, lk_hook, LK_HOOK_MASK, 1);
+        return;
+    }
+    if (h->armed == 2) return;
     lk_saved_hook *s = &h->saved[h->armed++];
     s->L = L;
     s->hook = lua_gethook(L);
     s->mask = lua_gethookmask(L);
     s->count = lua_gethookcount(L);
-    lua_sethook(L, lk_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+    lua_sethook(L, lk_hook, LK_HOOK_MASK, 1);
 }
 
 /* Lua thread (also in a signal handler): arms the main thread and the running one. */

@@ -138,8 +138,8 @@ void *lk_host_owner(lua_State *L);
 
 /* Async-signal-safe: interrupts the job running now or, with none running, the next job to
  * start; wakes the Lua thread; and, for a state bound to its thread, sets lua.c's interrupt
- * hook (call, return, every instruction) on the main thread and the running one — directly on
- * the Lua thread, through a real-time signal to it from any other. The hook puts back the
+ * hook (call, return, new lines, every instruction) on the main thread and the running one —
+ * directly on the Lua thread, through a real-time signal to it from any other. The hook puts back the
  * hooks it replaced (a script's own), then raises the sentinel if the interrupt is still
  * pending. A coroutine that Lua code resumed and that loops without calling Swift is, as under
  * lua.c, reached only when it returns to a thread the hook is on. */
