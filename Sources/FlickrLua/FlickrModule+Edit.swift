@@ -151,8 +151,10 @@ extension FlickrModule {
                 throw FlickrError.usage(e.message.replacingOccurrences(of: "--find", with: "find"), method: function)
             }
         }, deliver: { state, planned in
-            try state.push(Self.planValue(planned.result, names: planned.names, budget: planned.budget))
-            state.push(try EditReport.planJSON(planned.result, store: planned.store, names: planned.names) + "\n")
+            try state.push(Self.planValue(planned.result, store: planned.store, names: planned.names, budget: planned.budget))
+            var document = ""
+            try EditReport.writePlanJSON(planned.result, store: planned.store, names: planned.names) { document += $0 }
+            state.push(document + "\n")
             return 2
         })
     }

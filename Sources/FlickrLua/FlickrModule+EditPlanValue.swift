@@ -28,21 +28,32 @@ extension FlickrModule {
     /// photos = { { id, lastupdate, changes = { { field, from, to }, … }, diff = { line, … } }, … },
     /// refused = { { id, field, reason }, … } }`. The diff lines, the summary (its two lines
     /// joined by "; ") and the calls are ``EditReport``'s, as `flickr edit plan` prints them.
-    static func planValue(_ r: EditPlanner.Result, names: EditReport.Names, budget: CallBudget?) -> LuaValue {
-        var perField: [LuaValue: LuaValue] = [:]
-        for (field, n) in EditReport.perField(r.changes) { perField[.string(LuaString(field.rawValue))] = .integer(Int64(n)) }
-        let photos: [LuaValue] = r.changes.map { change in
-            let changes = EditFieldChange.changes(of: change).map(changeValue)
-            return .map(["id": .string(LuaString(change.pre.photoID)), "lastupdate": .integer(Int64(change.pre.lastUpdate)),
-                         "changes": .array(changes), "diff": .array(EditReport.lines(change, names: names).map { .string(LuaString($0)) })])
+    static func planValue(_ r: EditPlanner.Result, store: JobStore, names: EditReport.Names, budget: CallBudget?) throws -> LuaValue {
+        var tally = EditReport.Tally()
+        var photos: [LuaValue] = []
+        try store.eachPage(of: r.job, as: EditChange.self, statuses: [.planned]) { page in
+            for change in page.map(\.change) {
+                tally.add(change)
+                let changes = EditFieldChange.changes(of: change).map(changeValue)
+                photos.append(.map(["id": .string(LuaString(change.pre.photoID)), "lastupdate": .integer(Int64(change.pre.lastUpdate)),
+                                    "changes": .array(changes), "diff": .array(EditReport.lines(change, names: names).map { .string(LuaString($0)) })]))
+            }
         }
+        var refused: [LuaValue] = []
+        try store.eachPage(of: r.job, as: EditChange.self, statuses: [.refused]) { page in
+            for photo in page {
+                let refusal = photo.detail.flatMap(EditRefusal.init(journalDetail:))
+                refused.append(.map(["id": .string(LuaString(photo.change.pre.photoID)), "field": .string(LuaString(refusal?.field.rawValue ?? "")),
+                                     "reason": .string(LuaString(refusal?.reason ?? photo.detail ?? ""))]))
+            }
+        }
+        var perField: [LuaValue: LuaValue] = [:]
+        for (field, n) in tally.perField { perField[.string(LuaString(field.rawValue))] = .integer(Int64(n)) }
         return .map([
             "job": .string(LuaString(r.job)), "enumerated": .integer(Int64(r.enumerated)), "calls": .integer(Int64(r.calls)),
-            "apply_calls": .integer(Int64(EditReport.applyCalls(r.changes))),
-            "summary": .string(LuaString(EditReport.summary(r, budget: budget).joined(separator: "; "))), "fields": .map(perField),
-            "photos": .array(photos),
-            "refused": .array(r.refused.map { .map(["id": .string(LuaString($0.photo)), "field": .string(LuaString($0.refusal.field.rawValue)),
-                                                    "reason": .string(LuaString($0.refusal.reason))]) }),
+            "apply_calls": .integer(Int64(tally.applyCalls)),
+            "summary": .string(LuaString(EditReport.summary(r, tally: tally, budget: budget).joined(separator: "; "))), "fields": .map(perField),
+            "photos": .array(photos), "refused": .array(refused),
         ])
     }
 

@@ -141,6 +141,45 @@ struct EditCommandTests {
         #expect(listed.contains { $0["id"] as? String == jobs[0] && $0["state"] as? String == "undone" })
     }
 
+    @Test("A plan is stored as it is made and can be applied only once complete: killed after its first batch it is listed as incomplete, apply refuses it (exit 2, nothing written) and the next plan drops it and plans in full")
+    func killedPlan() async throws {
+        let world = try CommandWorld("edit-plan-kill")
+        defer { try? FileManager.default.removeItem(at: world.directory) }
+        let generated = LibraryWorld(count: 12, seed: "edit-plan-kill")
+        let seed = try generated.writeSeed(in: world.directory)
+        let sandbox = try await SandboxWorld.startProcess(["--port", "0", "--data", seed.path], environment: world.environment)
+        defer { sandbox.stop() }
+        var env = sandbox.environment(world.environment)
+        env["XDG_STATE_HOME"] = world.directory.path + "/state"
+        env["XDG_DATA_HOME"] = world.directory.path + "/data"
+        let plan = ["edit", "plan", "--title", "cut {title}", "--query", "max_upload_date=\(generated.photos[11].posted)"]
+        func jobs() async throws -> [[String: Any]] {
+            let listed = try await Self.flickr(["jobs", "--json"], env)
+            return try #require(JSONText.parsed(listed.stdout) as? [[String: Any]], "\(listed.stdout)\n\(listed.stderr)")
+        }
+
+        let (cut, killed) = try await Products.runKilledAfterPlanBatch(1, plan, environment: env)
+        #expect(killed, "the plan ended before its first batch was stored: \(cut.stdout)\n\(cut.stderr)")
+        let incomplete = try await jobs()
+        #expect(incomplete.count == 1 && incomplete.first?["state"] as? String == "incomplete", "\(incomplete)")
+        let id = try #require(incomplete.first?["id"] as? String)
+        let refused = try await Self.flickr(["edit", "apply", id, "--yes"], env)
+        #expect(refused.status == 2 && refused.stderr.contains("its plan ended before all of it was stored"), "\(refused.status): \(refused.stdout)\n\(refused.stderr)")
+        let untouched = try await Self.snapshot(env, ids: generated.photos.map(\.id))
+        #expect(!untouched.values.contains { $0.hasPrefix("cut ") }, "a photo was written: \(untouched)")
+
+        let again = try await Self.flickr(plan, env)
+        #expect(again.status == 1, "\(again.stderr)")
+        let job = try Self.job(again.stdout)
+        let listed = try await jobs()
+        #expect(listed.map { $0["id"] as? String } == [job] && listed.first?["state"] as? String == "planned"
+                && listed.first?["photos"] as? Int == 12, "the incomplete plan is dropped, the new one complete: \(listed)")
+        let applied = try await Self.flickr(["edit", "apply", job, "--yes"], env)
+        #expect(applied.status == 0, "\(applied.stdout)\n\(applied.stderr)")
+        let titled = try await Self.snapshot(env, ids: generated.photos.map(\.id))
+        #expect(titled.values.allSatisfy { $0.hasPrefix("cut ") }, "\(titled)")
+    }
+
     @Test("On a synced library a plan with --find costs only the incremental sync (no listing, no getInfo); apply costs one call per group per photo plus the conflict check; the library holds what was written")
     func findOnTheLibrary() async throws {
         let world = LibraryWorld(count: 300, seed: "edit-find")

@@ -110,8 +110,21 @@ extension Products {
     /// writes than that). A debug build's hook (FlickrJobs' CrashPoint); a release build has none.
     public static func runKilledAfterWrite(_ writes: Int, _ arguments: [String], environment: [String: String],
                                            timeout: Double = 120) async throws -> (result: Result, killed: Bool) {
+        try await runKilled(stop: "FLICKR_TEST_STOP_AFTER_WRITE", after: writes, arguments, environment: environment, timeout: timeout)
+    }
+
+    /// ``runKilledAfterWrite(_:_:environment:timeout:)`` for a plan: killed after it stored its
+    /// `batches`-th batch of photos, before the plan is complete.
+    public static func runKilledAfterPlanBatch(_ batches: Int, _ arguments: [String], environment: [String: String],
+                                               timeout: Double = 120) async throws -> (result: Result, killed: Bool) {
+        try await runKilled(stop: "FLICKR_TEST_STOP_AFTER_PLAN_BATCH", after: batches, arguments, environment: environment, timeout: timeout)
+    }
+
+    /// Runs `flickr` with the crash point `stop` set to `count`, killed with SIGKILL once it says it stopped there.
+    private static func runKilled(stop: String, after count: Int, _ arguments: [String], environment: [String: String],
+                                  timeout: Double) async throws -> (result: Result, killed: Bool) {
         var env = environment
-        env["FLICKR_TEST_STOP_AFTER_WRITE"] = String(writes)
+        env[stop] = String(count)
         let run = try InteractiveProcess(try executable("flickr"), arguments, environment: env)
         let stopped = await run.waitForErrorLine(timeout: timeout) { $0.hasPrefix("flickr: stopped for a crash test") } != nil
         if stopped { kill(run.process.processIdentifier, SIGKILL) }

@@ -13,6 +13,9 @@ public struct EditPlanner: Sendable {
     public let store: JobStore
     /// Reads in flight at once.
     public var concurrency = 4
+    /// Photos read, planned and stored together: a plan's memory grows with it, not with the
+    /// number of photos selected.
+    public var batch = 1_000
     /// The library on disk, refreshed first; nil plans from Flickr alone.
     public var source: (any JobSource)?
     /// The licence ids Flickr offers, when read (``licenses(client:)``): a licence a ``Custom``
@@ -27,15 +30,19 @@ public struct EditPlanner: Sendable {
         self.store = store
     }
 
-    /// What planning found.
+    /// What planning found. The photos are in the job database, in plan order (read back a
+    /// page at a time: ``JobStore/eachPage(of:as:statuses:size:_:)``, ``EditReport``); the
+    /// result holds their counts.
     public struct Result: Sendable {
         public var job: String
         public var enumerated: Int
-        public var changes: [EditChange]
-        /// Photos whose change Flickr would refuse (recorded as failed, never sent).
-        public var refused: [(photo: String, refusal: EditRefusal)]
-        /// Photos an undo leaves alone: changed since the job's write in what it would put back.
-        public var conflicts: [(photo: String, reason: String)] = []
+        /// Photos it will change (stored as planned).
+        public var changed: Int
+        /// Photos whose change Flickr would refuse (stored as refused, never sent).
+        public var refused: Int
+        /// Photos an undo leaves alone: changed since the job's write in what it would put back
+        /// (stored as conflicts).
+        public var conflicts: Int = 0
         public var calls: Int
         public var warnings: [String] = []
     }
@@ -53,12 +60,11 @@ public struct EditPlanner: Sendable {
     public func plan(_ spec: EditSpec, query: [String: String], find: [String: String]?, rules: [String],
                      custom: Custom? = nil) async throws -> Result {
         var planner = JobPlanner(client: client, store: store)
-        (planner.concurrency, planner.source, planner.lookupCalls) = (concurrency, source, lookupCalls)
+        (planner.concurrency, planner.source, planner.lookupCalls, planner.batch) = (concurrency, source, lookupCalls, batch)
         let recorded = find.map { Dictionary(uniqueKeysWithValues: $0.map { ("find:" + $0.key, $0.value) }) } ?? query
         let work = EditPlanWork(spec: spec, rules: rules, recordedQuery: recorded, custom: custom, licenses: licenses)
         let p = try await planner.plan(work, query: query, find: find, mirrorQueries: false)
-        return Result(job: p.job, enumerated: p.enumerated, changes: p.changes, refused: p.refused.map { ($0.change.pre.photoID, $0.refusal) },
-                      calls: p.calls, warnings: p.warnings)
+        return Result(job: p.job, enumerated: p.enumerated, changed: p.changed, refused: p.refused, calls: p.calls, warnings: p.warnings)
     }
 
     /// Plans the undo of edit job `parent`: on every photo it touched, each group it wrote goes
@@ -135,7 +141,8 @@ public struct EditPlanner: Sendable {
         for (photo, reason) in conflicts {
             try store.record(job: id, photo: photo, .conflict, detail: reason)
         }
-        return Result(job: id, enumerated: touched.count, changes: changes, refused: [], conflicts: conflicts, calls: calls, warnings: notes)
+        return Result(job: id, enumerated: touched.count, changed: changes.count, refused: 0, conflicts: conflicts.count, calls: calls,
+                      warnings: notes)
     }
 
     /// A change with the sets apply created put in place of their `new:TITLE` names.
@@ -270,6 +277,8 @@ struct EditPlanWork: PlanWork {
     let recordedQuery: [String: String]
     let custom: EditPlanner.Custom?
     let licenses: Set<Int>?
+    /// Each photo's content type (``prepared(client:)``), when the edit may change it.
+    var contentTypes: [String: Int]?
 
     /// The sets a photo is in are read when the edit changes sets (or a rule may).
     var needsSets: Bool { !spec.addToSets.isEmpty || !spec.removeFromSets.isEmpty || custom != nil }
@@ -289,11 +298,18 @@ struct EditPlanWork: PlanWork {
         try await EditPlanner.read(id, sets: needsSets, client: client).map { Pre(metadata: $0.1, fields: $0.2) }
     }
 
-    /// Each photo's content type, which getInfo does not give, when the edit may change it.
-    func complete(_ pres: inout [String: Pre], client: FlickrClient) async throws {
-        guard spec.contentType != nil || custom != nil else { return }
-        let types = try await EditPlanner.contentTypes(client: client)
-        for (id, pre) in pres { pres[id]?.metadata.contentType = types[id] ?? pre.metadata.contentType }
+    /// Each photo's content type, which getInfo does not give, when the edit may change it:
+    /// read once for the plan (a few calls per 500 photos).
+    func prepared(client: FlickrClient) async throws -> Self {
+        guard spec.contentType != nil || custom != nil else { return self }
+        var work = self
+        work.contentTypes = try await EditPlanner.contentTypes(client: client)
+        return work
+    }
+
+    func complete(_ pres: inout [String: Pre]) {
+        guard let contentTypes else { return }
+        for (id, pre) in pres { pres[id]?.metadata.contentType = contentTypes[id] ?? pre.metadata.contentType }
     }
 
     func owner(of pre: Pre) -> String { pre.metadata.owner }
@@ -328,5 +344,5 @@ struct EditPlanWork: PlanWork {
         return (targets.isEmpty ? .unchanged : .change(EditChange(pre: pre, targets: targets)), warnings)
     }
 
-    func detail(_ refusal: EditRefusal) -> String { "refused at plan time, never sent: \(refusal)" }
+    func detail(_ refusal: EditRefusal) -> String { refusal.journalDetail }
 }

@@ -52,17 +52,34 @@ public enum EditReport {
         change.targets.flatMap { lines(change.pre.value($0.field), $0, names: names) }
     }
 
-    /// Photos changed per field group.
-    public static func perField(_ changes: [EditChange]) -> [EditField: Int] {
-        var out: [EditField: Int] = [:]
-        for change in changes { for field in change.fields { out[field, default: 0] += 1 } }
-        return out
+    /// What an edit plan's changes add up to (its stored photos read once): photos changed
+    /// per field group, and the calls an apply makes.
+    public struct Tally: Sendable {
+        public var changed = 0
+        public var perField: [EditField: Int] = [:]
+        /// The writes: one per group per photo (per set joined or left).
+        var writes = 0
+
+        public init() {}
+
+        /// Calls an apply makes: the writes, and one `recentlyUpdated` per 500 photos for the
+        /// conflict check.
+        public var applyCalls: Int { writes + max(1, (changed + 499) / 500) }
+
+        public mutating func add(_ change: EditChange) {
+            changed += 1
+            writes += change.calls
+            for field in change.fields { perField[field, default: 0] += 1 }
+        }
     }
 
-    /// Calls an apply makes: one per group per photo (per set joined or left), and one
-    /// `recentlyUpdated` per 500 photos for the conflict check.
-    public static func applyCalls(_ changes: [EditChange]) -> Int {
-        changes.reduce(0) { $0 + $1.calls } + max(1, (changes.count + 499) / 500)
+    /// The tally of job `r`'s planned photos, read a page at a time.
+    public static func tally(_ r: EditPlanner.Result, store: JobStore) throws -> Tally {
+        var tally = Tally()
+        try store.eachPage(of: r.job, as: EditChange.self, statuses: [.planned]) { page in
+            for photo in page { tally.add(photo.change) }
+        }
+        return tally
     }
 
     /// `42 s`, `3 min 20 s`, `2 h 5 min`.
@@ -75,17 +92,16 @@ public enum EditReport {
 
     /// What the job changes, field by field, and what that costs (with the ETA at `budget`):
     /// two lines.
-    public static func summary(_ r: EditPlanner.Result, budget: CallBudget?) -> [String] {
-        let counts = perField(r.changes)
-        let fields = EditField.allCases.compactMap { f in counts[f].map { "\(f.rawValue) \($0)" } }
-        let calls = applyCalls(r.changes)
+    public static func summary(_ r: EditPlanner.Result, tally: Tally, budget: CallBudget?) -> [String] {
+        let fields = EditField.allCases.compactMap { f in tally.perField[f].map { "\(f.rawValue) \($0)" } }
+        let calls = tally.applyCalls
         let pace = budget.map { b in
             "ETA at \(b.calls.formatted()) calls per \(Int(b.seconds).formatted()) s: \(duration(Double(calls) * b.seconds / Double(b.calls)))"
         } ?? "no call budget applies to this endpoint"
-        return ["job \(r.job): \(r.changes.count) photo\(r.changes.count == 1 ? "" : "s") to change of \(r.enumerated) looked at"
+        return ["job \(r.job): \(r.changed) photo\(r.changed == 1 ? "" : "s") to change of \(r.enumerated) looked at"
                 + (fields.isEmpty ? "" : "; changes per field: " + fields.joined(separator: ", "))
-                + (r.refused.isEmpty ? "" : "; \(r.refused.count) refused")
-                + (r.conflicts.isEmpty ? "" : "; \(r.conflicts.count) conflict\(r.conflicts.count == 1 ? "" : "s") (changed since the job; --force to undo them anyway)"),
+                + (r.refused == 0 ? "" : "; \(r.refused) refused")
+                + (r.conflicts == 0 ? "" : "; \(r.conflicts) conflict\(r.conflicts == 1 ? "" : "s") (changed since the job; --force to undo them anyway)"),
                 "apply will cost about \(calls) call\(calls == 1 ? "" : "s") (\(pace)); the plan took \(r.calls) call\(r.calls == 1 ? "" : "s")"]
     }
 
@@ -94,37 +110,70 @@ public enum EditReport {
         "photo \(photo): not changed: \(refusal)"
     }
 
-    /// The per-photo, per-field diff, the refused photos and the conflicts, then the summary.
-    public static func diff(_ r: EditPlanner.Result, budget: CallBudget?, names: Names) -> String {
-        var out: [String] = []
-        for change in r.changes {
-            out.append("photo \(change.pre.photoID)")
-            out += lines(change, names: names).map { "  " + $0 }
+    /// A refused photo's line from its journal entry.
+    static func refusedLine(_ entry: EditJobPhoto) -> String {
+        let detail = entry.detail ?? ""
+        return EditRefusal(journalDetail: detail).map { refusedLine(photo: entry.change.photoID, $0) }
+            ?? "photo \(entry.change.photoID): not changed: \(detail)"
+    }
+
+    /// The per-photo, per-field diff, the refused photos and the conflicts, then the summary,
+    /// read from the store a page at a time and handed to `emit` as lines (each ending in a
+    /// newline). Returns the tally.
+    @discardableResult
+    public static func writeDiff(_ r: EditPlanner.Result, store: JobStore, budget: CallBudget?, names: Names,
+                                 to emit: (String) throws -> Void) throws -> Tally {
+        var tally = Tally()
+        try store.eachPage(of: r.job, as: EditChange.self, statuses: [.planned]) { page in
+            for photo in page {
+                tally.add(photo.change)
+                try emit("photo \(photo.change.pre.photoID)\n" + lines(photo.change, names: names).map { "  " + $0 + "\n" }.joined())
+            }
         }
-        for (photo, refusal) in r.refused { out.append(refusedLine(photo: photo, refusal)) }
-        for (photo, reason) in r.conflicts { out.append("photo \(photo): conflict, left as it is: \(reason)") }
-        out.append("")
-        out += summary(r, budget: budget)
-        return out.joined(separator: "\n")
+        if r.refused > 0 {
+            try store.eachPage(of: r.job, as: EditChange.self, statuses: [.refused]) { page in
+                for photo in page { try emit(refusedLine(photo) + "\n") }
+            }
+        }
+        if r.conflicts > 0 {
+            try store.eachPage(of: r.job, as: EditChange.self, statuses: [.conflict]) { page in
+                for photo in page { try emit("photo \(photo.change.pre.photoID): conflict, left as it is: \(photo.detail ?? "")\n") }
+            }
+        }
+        try emit("\n" + summary(r, tally: tally, budget: budget).map { $0 + "\n" }.joined())
+        return tally
     }
 
     /// The plan as a JSON document (`flickr edit plan --json` and `--out`, `plan:save`), which
     /// `flickr edit apply FILE` takes: `job`, `database`, `enumerated`, `photos` (`id`,
     /// `lastupdate`, `changes` with `field`, `group`, `from`, `to`, and `diff`), `refused`,
     /// `apply_calls`, `plan_calls`, and `stored`, the job as `store` holds it (what another
-    /// machine's apply imports). No final newline.
-    public static func planJSON(_ r: EditPlanner.Result, store: JobStore, names: Names) throws -> String {
-        let photos: [[String: Any]] = r.changes.map { change in
-            ["id": change.pre.photoID, "lastupdate": change.pre.lastUpdate,
-             "changes": EditFieldChange.changes(of: change).map(\.json),
-             "diff": lines(change, names: names)]
-        }
-        let object: [String: Any] = [
-            "job": r.job, "database": store.path, "enumerated": r.enumerated, "photos": photos, "stored": try store.exported(r.job),
-            "refused": r.refused.map { ["id": $0.photo, "field": $0.refusal.field.rawValue, "reason": $0.refusal.reason] },
-            "apply_calls": applyCalls(r.changes), "plan_calls": r.calls,
-        ]
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
+    /// machine's apply imports). Written a photo at a time to `emit`; no final newline.
+    public static func writePlanJSON(_ r: EditPlanner.Result, store: JobStore, names: Names, to emit: (String) throws -> Void) throws {
+        let tally = try tally(r, store: store)
+        try JSONText.write([
+            "job": .value(r.job), "database": .value(store.path), "enumerated": .value(r.enumerated),
+            "apply_calls": .value(tally.applyCalls), "plan_calls": .value(r.calls),
+            "photos": .array { element in
+                try store.eachPage(of: r.job, as: EditChange.self, statuses: [.planned]) { page in
+                    for photo in page {
+                        let change = photo.change
+                        try element(JSONText.text(["id": change.pre.photoID, "lastupdate": change.pre.lastUpdate,
+                                                   "changes": EditFieldChange.changes(of: change).map(\.json),
+                                                   "diff": lines(change, names: names)] as [String: Any]))
+                    }
+                }
+            },
+            "refused": .array { element in
+                try store.eachPage(of: r.job, as: EditChange.self, statuses: [.refused]) { page in
+                    for photo in page {
+                        let refusal = photo.detail.flatMap(EditRefusal.init(journalDetail:))
+                        try element(JSONText.text(["id": photo.change.pre.photoID, "field": refusal?.field.rawValue ?? "",
+                                                   "reason": refusal?.reason ?? photo.detail ?? ""]))
+                    }
+                }
+            },
+            "stored": .object { emit, indent in try store.writeExported(r.job, indent: indent, to: emit) },
+        ], to: emit)
     }
 }

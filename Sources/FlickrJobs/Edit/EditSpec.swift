@@ -181,4 +181,17 @@ public struct EditRefusal: Error, Sendable, Hashable, Codable, CustomStringConve
     public var reason: String
     public init(field: EditField, reason: String) { (self.field, self.reason) = (field, reason) }
     public var description: String { "\(field.rawValue): \(reason)" }
+
+    /// How the journal records it (a refused photo's `detail`).
+    var journalDetail: String { Self.journalPrefix + description }
+
+    /// A refusal read back from its journal detail; nil for any other detail.
+    public init?(journalDetail detail: String) {
+        guard detail.hasPrefix(Self.journalPrefix) else { return nil }
+        let text = detail.dropFirst(Self.journalPrefix.count)
+        guard let colon = text.range(of: ": "), let field = EditField(rawValue: String(text[..<colon.lowerBound])) else { return nil }
+        self.init(field: field, reason: String(text[colon.upperBound...]))
+    }
+
+    private static let journalPrefix = "refused at plan time, never sent: "
 }

@@ -19,10 +19,23 @@ enum CrashPoint {
         // Every thread stops at once, as a kill would stop them; the test's SIGKILL ends them.
         raise(SIGSTOP)
     }
+
+    /// With `FLICKR_TEST_STOP_AFTER_PLAN_BATCH=N`: stops the same way after a plan stored its
+    /// N-th batch of photos, before the plan is complete.
+    static let planBatchLimit: Int? = ProcessInfo.processInfo.environment["FLICKR_TEST_STOP_AFTER_PLAN_BATCH"].flatMap { Int($0) }
+    static let planBatches = Atomic<Int>(0)
+    static let planAnnouncement = "flickr: stopped for a crash test after a plan's batch"
+
+    static func afterPlanBatch() {
+        guard let planBatchLimit, planBatches.add(1, ordering: .relaxed).newValue == planBatchLimit else { return }
+        FileHandle.standardError.write(Data((planAnnouncement + "\n").utf8))
+        raise(SIGSTOP)
+    }
 }
 #else
 /// The crash tests' stopping point (see the debug build's): nothing in a release build.
 enum CrashPoint {
     @inline(__always) static func afterWrite() {}
+    @inline(__always) static func afterPlanBatch() {}
 }
 #endif

@@ -25,7 +25,8 @@ public struct JobSummary: Sendable, Hashable, Codable {
     public var kind: JobKind
     /// For an undo, and only for one: the job it takes back.
     public var undoOf: String?
-    /// planned | running | interrupted | done | failed | undone
+    /// planned | running | interrupted | done | failed | undone, and while a plan is being
+    /// stored: planning (incomplete: its planner ended first)
     public var state: String
     public var created: Double
     public var owner: String
@@ -75,8 +76,7 @@ extension JobStore {
     /// Stores a planned job and its photos' changes (a retag's ``PhotoChange``s or an edit's
     /// ``EditChange``s, as JSON in the journal's `change` column) in one transaction.
     func create<Change: JobChange>(_ job: NewJob, changes: [Change]) throws(JobError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        let encoder = Self.changeEncoder
         try write { db in
             let now = Date().timeIntervalSince1970
             try db.execute(sql: """
@@ -123,6 +123,9 @@ extension JobStore {
         // Running means a process holds the job's lock; a run that ended without saying so
         // (kill -9, a power cut) left it interrupted.
         if state == "running", RunnerLock.probe(row["id"], in: locks) == .free { state = "interrupted" }
+        // Planning means its planner holds the lock; one that ended first left the plan incomplete
+        // (never run; the next plan drops it).
+        if state == "planning", RunnerLock.probe(row["id"], in: locks) == .free { state = "incomplete" }
         let rules = (try? JSONDecoder().decode([String].self, from: Data((row["rules"] as String).utf8))) ?? []
         return JobSummary(id: row["id"], kind: try Self.kind(row), undoOf: row["undo_of"], state: state, created: row["created"],
                           owner: row["owner"], endpoint: row["endpoint"], rules: rules, enumerated: row["enumerated"],
@@ -204,19 +207,10 @@ extension JobStore {
     /// target), status and detail — as a JSON object: the `stored` part of a plan file
     /// (`--out`), which ``importPlanned(_:)`` stores in another machine's job database.
     public func exported(_ id: String) throws(JobError) -> [String: Any] {
-        try read { db in
-            guard let job = try Row.fetchOne(db, sql: "SELECT * FROM job WHERE id = ?", arguments: [id]) else { throw JobError("no job \(id)") }
-            func object(_ text: String) -> Any { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) ?? NSNull() }
-            let photos = try Row.fetchAll(db, sql: "SELECT photo, seq, change, status, detail FROM photo WHERE job = ? ORDER BY seq", arguments: [id])
-                .map { row -> [String: Any] in
-                    ["photo": row["photo"] as String, "seq": row["seq"] as Int, "change": object(row["change"]),
-                     "status": row["status"] as String, "detail": (row["detail"] as String?) as Any? ?? NSNull()]
-                }
-            return ["id": id, "kind": job["kind"] as String, "undo_of": (job["undo_of"] as String?) as Any? ?? NSNull(),
-                    "owner": job["owner"] as String, "endpoint": job["endpoint"] as String, "rules": object(job["rules"]),
-                    "query": object(job["query"]), "plan_time": job["plan_time"] as Int, "enumerated": job["enumerated"] as Int,
-                    "calls": job["calls"] as Int, "photos": photos]
-        }
+        var text = ""
+        do { try writeExported(id) { text += $0 } } catch let error as JobError { throw error } catch { throw JobError("job database: \(error)") }
+        guard let object = JSONText.parsed(text) as? [String: Any] else { throw JobError("job \(id) could not be exported") }
+        return object
     }
 
     /// Stores a planned job a plan file carries (``exported(_:)``'s object), as planned, when

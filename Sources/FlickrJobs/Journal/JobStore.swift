@@ -115,6 +115,11 @@ public final class JobStore: Sendable {
                                              PRIMARY KEY (job, title))
                 """)
         }
+        // v4: a job's photos are read back in plan order a page at a time (the diff, the plan's
+        // JSON, a Lua plan), each page from where the last ended.
+        m.registerMigration("v4", foreignKeyChecks: .immediate) { db in
+            try db.execute(sql: "CREATE INDEX photo_seq ON photo(job, seq)")
+        }
         return m
     }
 

@@ -23,8 +23,11 @@ protocol PlanWork: Sendable {
     func mirrored(_ ids: [String], source: any JobSource) throws -> [String: Pre]
     /// A photo's pre-image from Flickr; nil when it is gone.
     func read(_ id: String, client: FlickrClient) async throws -> Pre?
-    /// What the plan reads once for every photo after their pre-images.
-    func complete(_ pres: inout [String: Pre], client: FlickrClient) async throws
+    /// The work with what it reads once for the whole plan, before any photo (e.g. the content
+    /// types an edit may change, which no pre-image carries).
+    func prepared(client: FlickrClient) async throws -> Self
+    /// Adds what ``prepared(client:)`` read to a batch's pre-images.
+    func complete(_ pres: inout [String: Pre])
     func owner(of pre: Pre) -> String
 
     /// One photo's plan, and what to warn about.
@@ -35,7 +38,8 @@ protocol PlanWork: Sendable {
 
 extension PlanWork {
     func mayChange(_ photo: ListedPhoto) -> Bool { true }
-    func complete(_ pres: inout [String: Pre], client: FlickrClient) async throws {}
+    func prepared(client: FlickrClient) async throws -> Self { self }
+    func complete(_ pres: inout [String: Pre]) {}
 }
 
 /// What a plan does with one photo.

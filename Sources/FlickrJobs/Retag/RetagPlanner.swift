@@ -19,15 +19,19 @@ public struct RetagPlanner: Sendable {
         self.store = store
     }
 
-    /// What planning found.
+    /// What planning found. The photos are in the job database, in plan order (read back a
+    /// page at a time: ``JobStore/eachPage(of:as:statuses:size:_:)``); the result holds their
+    /// counts.
     public struct Result: Sendable {
         public var job: String
         public var enumerated: Int
-        public var changes: [PhotoChange]
-        /// Photos a rule could not apply to (over Flickr's 75 tags), with the reason.
-        public var refused: [(PhotoChange, String)]
-        /// Photos an undo leaves alone: changed since the job's write in what it would touch.
-        public var conflicts: [(PhotoChange, String)] = []
+        /// Photos it will change (stored as planned).
+        public var changed: Int
+        /// Photos a rule could not apply to (over Flickr's 75 tags; stored as refused, with the reason).
+        public var refused: Int
+        /// Photos an undo leaves alone: changed since the job's write in what it would touch
+        /// (stored as conflicts, with the reason).
+        public var conflicts: Int = 0
         public var calls: Int
         /// Tags a `custom` rule returned that Flickr stores otherwise (or not at all).
         public var warnings: [String] = []
@@ -41,8 +45,7 @@ public struct RetagPlanner: Sendable {
         (planner.concurrency, planner.source) = (concurrency, source)
         let p = try await planner.plan(RetagPlanWork(tagRules: rules, custom: custom, query: query), query: query, find: nil,
                                        mirrorQueries: true)
-        return Result(job: p.job, enumerated: p.enumerated, changes: p.changes, refused: p.refused.map { ($0.change, $0.refusal) },
-                      calls: p.calls, warnings: p.warnings)
+        return Result(job: p.job, enumerated: p.enumerated, changed: p.changed, refused: p.refused, calls: p.calls, warnings: p.warnings)
     }
 
     /// Plans the undo of `parent`: on every photo it touched, the tags it added are removed and
@@ -75,7 +78,7 @@ public struct RetagPlanner: Sendable {
         for (change, reason) in conflicts {
             try store.record(job: id, photo: change.pre.photoID, .conflict, detail: reason)
         }
-        return Result(job: id, enumerated: touched.count, changes: changes, refused: [], conflicts: conflicts, calls: now.count)
+        return Result(job: id, enumerated: touched.count, changed: changes.count, refused: 0, conflicts: conflicts.count, calls: now.count)
     }
 
     /// `getInfo` for each photo, a few at a time, in the order given. A photo deleted since

@@ -57,16 +57,16 @@ public enum PlannedUndo: Sendable {
     /// Photos it will change.
     public var photos: Int {
         switch self {
-        case .retag(let r): r.changes.count
-        case .edit(let r): r.changes.count
+        case .retag(let r): r.changed
+        case .edit(let r): r.changed
         }
     }
 
     /// Nothing to change and nothing in conflict: there is nothing to undo.
     public var isEmpty: Bool {
         switch self {
-        case .retag(let r): r.changes.isEmpty && r.conflicts.isEmpty
-        case .edit(let r): r.changes.isEmpty && r.conflicts.isEmpty
+        case .retag(let r): r.changed == 0 && r.conflicts == 0
+        case .edit(let r): r.changed == 0 && r.conflicts == 0
         }
     }
 }

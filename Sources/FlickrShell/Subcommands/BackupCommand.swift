@@ -139,7 +139,7 @@ enum BackupCommand {
     static func line(_ phase: String, _ done: Int, _ total: Int, _ bytes: Int64, elapsed: Double) -> String {
         var s = "[\(phase) \(done)/\(total)] \(ProgressBar.mebibytes(bytes))"
         if elapsed > 0.5 { s += " at " + ProgressBar.mebibytes(Int64(Double(bytes) / elapsed)) + "/s" }
-        if done > 0, total > done { s += ", ETA " + RetagCommand.duration(elapsed / Double(done) * Double(total - done)) }
+        if done > 0, total > done { s += ", ETA " + EditReport.duration(elapsed / Double(done) * Double(total - done)) }
         return s
     }
 

@@ -173,28 +173,37 @@ enum EditCommand {
         }
         for warning in result.warnings { FileHandleOutput.standardError("flickr edit plan: warning: \(warning)\n") }
         // Flickr deletes a set when its last photo leaves it; an undo cannot bring it back.
-        for set in p.spec.removeFromSets {
-            let leaving = result.changes.filter { change in
-                change.targets.contains { if case .sets(let s) = $0 { return !s.contains(set) } else { return false } } && (change.pre.sets ?? []).contains(set)
-            }.count
-            if let size = setSizes[set], leaving >= size, size > 0 {
-                FileHandleOutput.standardError("flickr edit plan: warning: every photo of set \(set) (\(names.sets[set] ?? "")) leaves it: Flickr deletes "
-                                               + "a set when its last photo leaves it, and an undo cannot bring it back\n")
+        if !p.spec.removeFromSets.isEmpty {
+            var leaving: [String: Int] = [:]
+            try store.eachPage(of: result.job, as: EditChange.self, statuses: [.planned]) { page in
+                for change in page.map(\.change) {
+                    for set in p.spec.removeFromSets where (change.pre.sets ?? []).contains(set)
+                        && change.targets.contains(where: { if case .sets(let s) = $0 { !s.contains(set) } else { false } }) {
+                        leaving[set, default: 0] += 1
+                    }
+                }
+            }
+            for set in p.spec.removeFromSets {
+                if let size = setSizes[set], leaving[set, default: 0] >= size, size > 0 {
+                    FileHandleOutput.standardError("flickr edit plan: warning: every photo of set \(set) (\(names.sets[set] ?? "")) leaves it: Flickr deletes "
+                                                   + "a set when its last photo leaves it, and an undo cannot bring it back\n")
+                }
             }
         }
-        let document = try EditReport.planJSON(result, store: store, names: names)
-        if let out = p.out {
-            do { try Data((document + "\n").utf8).write(to: URL(fileURLWithPath: out)) } catch {
-                FileHandleOutput.standardError("flickr edit plan: cannot write \(out): \(error.localizedDescription)\n")
-                return 2
+        // The plan's JSON (--json, --out) and its diff are read back from the job database a
+        // page at a time: a plan of any size is shown in bounded memory.
+        do {
+            try PlanDocument.write(out: p.out, stdout: p.json) { emit in
+                try EditReport.writePlanJSON(result, store: store, names: names, to: emit)
             }
+        } catch let failure as PlanDocument.CannotWrite {
+            FileHandleOutput.standardError("flickr edit plan: cannot write \(failure.path): \(failure.reason)\n")
+            return 2
         }
-        if p.json {
-            print(document)
-        } else {
-            print(EditReport.diff(result, budget: RetagCommand.budget(opened), names: names))
-            if !result.changes.isEmpty { print("apply it with: flickr edit apply \(result.job)") }
+        if !p.json {
+            try EditReport.writeDiff(result, store: store, budget: RetagCommand.budget(opened), names: names) { print($0, terminator: "") }
+            if result.changed > 0 { print("apply it with: flickr edit apply \(result.job)") }
         }
-        return result.changes.isEmpty && result.refused.isEmpty ? 0 : 1
+        return result.changed == 0 && result.refused == 0 ? 0 : 1
     }
 }

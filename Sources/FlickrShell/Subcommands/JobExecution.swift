@@ -95,7 +95,7 @@ enum JobExecution {
     static func progressLine(_ p: JobProgress) -> String {
         let rate = p.elapsed > 0 ? Double(p.calls) / p.elapsed : 0
         return "[\(p.done + p.failed + p.conflicts)/\(p.total)] \(p.calls) calls, \(String(format: "%.1f", rate))/s, "
-            + "\(p.failed) failed, \(p.conflicts) conflicts" + (p.eta.map { ", ETA \(RetagCommand.duration($0))" } ?? "")
+            + "\(p.failed) failed, \(p.conflicts) conflicts" + (p.eta.map { ", ETA \(EditReport.duration($0))" } ?? "")
     }
 
     static func eventLine(_ p: JobProgress) -> String {

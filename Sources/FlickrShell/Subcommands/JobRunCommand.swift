@@ -50,11 +50,15 @@ enum JobRunCommand {
         try front.check(planned, "apply")
         // One runner per job: the lock first, then the state as it is under the lock.
         guard let lock = try take(planned.id, store: store, front: front, action: "apply") else { return RetagCommand.tryLater }
-        let job = try store.job(planned.id)
+        var job = try store.job(planned.id)
+        // Holding its lock, a plan still being stored is one whose planner ended first.
+        if job.state == "planning" { job.state = "incomplete" }
         guard job.state == "planned" else {
             throw Invocation.UsageError(message: "job \(job.id) is \(job.state), not planned; "
                                         + (["running", "interrupted", "failed"].contains(job.state)
-                                           ? "continue it with: flickr \(front.name) resume \(job.id)" : "see flickr jobs show \(job.id)"))
+                                           ? "continue it with: flickr \(front.name) resume \(job.id)"
+                                           : job.state == "incomplete" ? "its plan ended before all of it was stored; plan it again (the next plan drops it)"
+                                           : "see flickr jobs show \(job.id)"))
         }
         guard try confirm("Apply job \(job.id) to \(job.photos) photo\(job.photos == 1 ? "" : "s")?", parsed) else { return 1 }
         return try await execute(job, lock: lock, opened: opened, store: store, front: front, events: parsed.has("events"),
@@ -143,14 +147,24 @@ enum JobRunCommand {
         // A summary by default: an undo of thousands of photos is not read photo by photo.
         let hint = ["(the per-photo diff: --diff)"]
         let undo = try await JobRunner(client: opened.session.client, store: store).planUndo(of: job.id, force: force)
+        var report = ""
         switch undo {
         case .retag(let r):
-            return (undo, diff ? RetagCommand.diff(r, budget: budget) : (RetagCommand.summary(r, budget: budget) + hint).joined(separator: "\n"))
+            if diff {
+                try RetagCommand.writeDiff(r, store: store, budget: budget) { report += $0 }
+            } else {
+                report = (RetagCommand.summary(r, tally: try RetagCommand.tally(r, store: store), budget: budget) + hint).joined(separator: "\n")
+            }
         case .edit(let r):
             for warning in r.warnings { FileHandleOutput.standardError("flickr \(job.kind.rawValue) undo: warning: \(warning)\n") }
-            return (undo, diff ? EditReport.diff(r, budget: budget, names: EditReport.Names())
-                               : (EditReport.summary(r, budget: budget) + hint).joined(separator: "\n"))
+            if diff {
+                try EditReport.writeDiff(r, store: store, budget: budget, names: EditReport.Names()) { report += $0 }
+            } else {
+                report = (EditReport.summary(r, tally: try EditReport.tally(r, store: store), budget: budget) + hint).joined(separator: "\n")
+            }
         }
+        if report.hasSuffix("\n") { report.removeLast() }
+        return (undo, report)
     }
 
     /// Runs `job` to its end with its kind's runner (``JobExecution``).

@@ -124,94 +124,112 @@ enum RetagCommand {
             return 2
         }
         for warning in result.warnings { FileHandleOutput.standardError("flickr retag plan: warning: \(warning)\n") }
-        let document = try planJSON(result, store: store)
-        if let out = p.out {
-            do { try Data((document + "\n").utf8).write(to: URL(fileURLWithPath: out)) } catch {
-                FileHandleOutput.standardError("flickr retag plan: cannot write \(out): \(error.localizedDescription)\n")
-                return 2
-            }
+        // The plan's JSON (--json, --out) and its diff are read back from the job database a
+        // page at a time: a plan of any size is shown in bounded memory.
+        do {
+            try PlanDocument.write(out: p.out, stdout: p.json) { emit in try writePlanJSON(result, store: store, to: emit) }
+        } catch let failure as PlanDocument.CannotWrite {
+            FileHandleOutput.standardError("flickr retag plan: cannot write \(failure.path): \(failure.reason)\n")
+            return 2
         }
-        if p.json {
-            print(document)
-        } else {
-            print(diff(result, budget: budget(opened)))
-            if !result.changes.isEmpty { print("apply it with: flickr retag apply \(result.job)") }
+        if !p.json {
+            try writeDiff(result, store: store, budget: budget(opened)) { print($0, terminator: "") }
+            if result.changed > 0 { print("apply it with: flickr retag apply \(result.job)") }
         }
-        return result.changes.isEmpty && result.refused.isEmpty ? 0 : 1
+        return result.changed == 0 && result.refused == 0 ? 0 : 1
     }
 
-    /// The per-photo diff and the summary.
-    static func diff(_ r: RetagPlanner.Result, budget: CallBudget?) -> String {
-        var lines: [String] = []
-        for change in r.changes {
-            lines.append("photo \(change.pre.photoID)")
-            for raw in change.removed { lines.append("- \(raw)") }
-            for raw in change.added { lines.append("+ \(raw)") }
+    /// What a retag plan's changes add up to (its stored photos read once).
+    struct Tally {
+        var tagChanges = 0
+        /// The writes (one `setTags`, or more when removing other members' tags).
+        var writes = 0
+        /// Calls an apply makes: the writes, and one conflict check.
+        var applyCalls: Int { 1 + writes }
+
+        mutating func add(_ change: PhotoChange) {
+            tagChanges += change.removed.count + change.added.count
+            if case .write(let w) = PhotoStep.next(change, current: nil) { writes += w.calls }
         }
-        for (change, reason) in r.refused { lines.append("photo \(change.pre.photoID): not changed: \(reason)") }
-        for (change, reason) in r.conflicts { lines.append("photo \(change.pre.photoID): conflict, left as it is: \(reason)") }
-        lines.append("")
-        lines += summary(r, budget: budget)
-        return lines.joined(separator: "\n")
+    }
+
+    /// The tally of job `r`'s planned photos, read a page at a time.
+    static func tally(_ r: RetagPlanner.Result, store: JobStore) throws -> Tally {
+        var tally = Tally()
+        try store.eachPage(of: r.job, as: PhotoChange.self, statuses: [.planned]) { page in
+            for photo in page { tally.add(photo.change) }
+        }
+        return tally
+    }
+
+    /// The per-photo diff, the refused photos and the conflicts, then the summary, read from
+    /// the store a page at a time and handed to `emit` as lines (each ending in a newline).
+    static func writeDiff(_ r: RetagPlanner.Result, store: JobStore, budget: CallBudget?, to emit: (String) throws -> Void) throws {
+        var tally = Tally()
+        try store.eachPage(of: r.job, as: PhotoChange.self, statuses: [.planned]) { page in
+            for photo in page {
+                let change = photo.change
+                tally.add(change)
+                try emit("photo \(change.pre.photoID)\n" + change.removed.map { "- \($0)\n" }.joined() + change.added.map { "+ \($0)\n" }.joined())
+            }
+        }
+        for (status, said, count) in [(PhotoStatus.refused, "not changed", r.refused), (.conflict, "conflict, left as it is", r.conflicts)] where count > 0 {
+            try store.eachPage(of: r.job, as: PhotoChange.self, statuses: [status]) { page in
+                for photo in page { try emit("photo \(photo.change.pre.photoID): \(said): \(photo.detail ?? "")\n") }
+            }
+        }
+        try emit("\n" + summary(r, tally: tally, budget: budget).map { $0 + "\n" }.joined())
     }
 
     /// The lines after the diff: what the job will change and what that costs.
-    static func summary(_ r: RetagPlanner.Result, budget: CallBudget?) -> [String] {
-        let tagChanges = r.changes.reduce(0) { $0 + $1.removed.count + $1.added.count }
-        let calls = applyCalls(r.changes)
+    static func summary(_ r: RetagPlanner.Result, tally: Tally, budget: CallBudget?) -> [String] {
+        let calls = tally.applyCalls
         var lines: [String] = []
-        lines.append("job \(r.job): \(r.changes.count) photo\(r.changes.count == 1 ? "" : "s") to change of \(r.enumerated) looked at, "
-                     + "\(tagChanges) tag change\(tagChanges == 1 ? "" : "s")"
-                     + (r.refused.isEmpty ? "" : ", \(r.refused.count) refused")
-                     + (r.conflicts.isEmpty ? "" : ", \(r.conflicts.count) conflict\(r.conflicts.count == 1 ? "" : "s") (changed since the job; --force to undo them anyway)"))
+        lines.append("job \(r.job): \(r.changed) photo\(r.changed == 1 ? "" : "s") to change of \(r.enumerated) looked at, "
+                     + "\(tally.tagChanges) tag change\(tally.tagChanges == 1 ? "" : "s")"
+                     + (r.refused == 0 ? "" : ", \(r.refused) refused")
+                     + (r.conflicts == 0 ? "" : ", \(r.conflicts) conflict\(r.conflicts == 1 ? "" : "s") (changed since the job; --force to undo them anyway)"))
         // The ETA at the budget actually in force: none applies to a loopback endpoint.
         let pace = budget.map { b in
-            "ETA at \(b.calls.formatted()) calls per \(Int(b.seconds).formatted()) s: \(duration(Double(calls) * b.seconds / Double(b.calls)))"
+            "ETA at \(b.calls.formatted()) calls per \(Int(b.seconds).formatted()) s: \(EditReport.duration(Double(calls) * b.seconds / Double(b.calls)))"
         } ?? "no call budget applies to this endpoint"
         lines.append("apply will cost about \(calls) call\(calls == 1 ? "" : "s") (\(pace)); "
                      + "the plan took \(r.calls) call\(r.calls == 1 ? "" : "s")")
         return lines
     }
 
-    /// The call budget in force for this session's client, if any.
-    static func budget(_ opened: Subcommands.OpenSession) -> CallBudget? {
-        (opened.session.client.pacer as? SharedBudget)?.budget
-    }
-
-    /// Calls an apply of these changes makes: the writes, and one conflict check.
-    static func applyCalls(_ changes: [PhotoChange]) -> Int {
-        1 + changes.reduce(0) { total, change in
-            if case .write(let w) = PhotoStep.next(change, current: nil) { return total + w.calls }
-            return total
-        }
-    }
-
-    static func duration(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded())
-        if s < 60 { return "\(s) s" }
-        if s < 3_600 { return "\(s / 60) min \(s % 60) s" }
-        return "\(s / 3_600) h \(s % 3_600 / 60) min"
-    }
-
-    /// The plan as JSON (`--json`, `--out`).
-    static func planJSON(_ r: RetagPlanner.Result, store: JobStore) throws -> String {
+    /// The plan as JSON (`--json`, `--out`), written a photo at a time to `emit`: `job`,
+    /// `database`, `enumerated`, `photos`, `refused`, `apply_calls`, `plan_calls` and `stored`.
+    static func writePlanJSON(_ r: RetagPlanner.Result, store: JobStore, to emit: (String) throws -> Void) throws {
         func tags(_ list: [PhotoTag], authors: Bool) -> [[String: String]] {
             list.map { authors ? ["id": $0.id, "author": $0.author, "raw": $0.raw] : ["id": $0.id, "raw": $0.raw] }
         }
-        var photos: [[String: Any]] = []
-        for change in r.changes {
-            photos.append(["id": change.pre.photoID, "lastupdate": change.pre.lastUpdate,
-                           "owner_tags": tags(change.pre.ownerTags, authors: false), "other_tags": tags(change.pre.otherTags, authors: true),
-                           "target": change.target, "removed": change.removed, "added": change.added])
-        }
-        let refused: [[String: Any]] = r.refused.map { ["id": $0.0.pre.photoID, "reason": $0.1] }
-        let object: [String: Any] = [
-            "job": r.job, "database": store.path, "enumerated": r.enumerated, "photos": photos, "refused": refused,
-            "stored": try store.exported(r.job),
-            "apply_calls": applyCalls(r.changes), "plan_calls": r.calls,
-        ]
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
+        let tally = try tally(r, store: store)
+        try JSONText.write([
+            "job": .value(r.job), "database": .value(store.path), "enumerated": .value(r.enumerated),
+            "apply_calls": .value(tally.applyCalls), "plan_calls": .value(r.calls),
+            "photos": .array { element in
+                try store.eachPage(of: r.job, as: PhotoChange.self, statuses: [.planned]) { page in
+                    for change in page.map(\.change) {
+                        try element(JSONText.text(["id": change.pre.photoID, "lastupdate": change.pre.lastUpdate,
+                                                   "owner_tags": tags(change.pre.ownerTags, authors: false),
+                                                   "other_tags": tags(change.pre.otherTags, authors: true),
+                                                   "target": change.target, "removed": change.removed, "added": change.added] as [String: Any]))
+                    }
+                }
+            },
+            "refused": .array { element in
+                try store.eachPage(of: r.job, as: PhotoChange.self, statuses: [.refused]) { page in
+                    for photo in page { try element(JSONText.text(["id": photo.change.pre.photoID, "reason": photo.detail ?? ""])) }
+                }
+            },
+            "stored": .object { emit, indent in try store.writeExported(r.job, indent: indent, to: emit) },
+        ], to: emit)
+    }
+
+    /// The call budget in force for this session's client, if any.
+    static func budget(_ opened: Subcommands.OpenSession) -> CallBudget? {
+        (opened.session.client.pacer as? SharedBudget)?.budget
     }
 
     /// The client session and the job database.

@@ -63,7 +63,7 @@ enum SyncCommand {
     static func line(_ p: LibrarySync.Progress, elapsed: Double) -> String {
         var s = "[\(p.phase) \(p.done)" + (p.total.map { "/\($0)" } ?? "") + "] \(p.calls) calls"
         if let total = p.total, p.done > 0, total > p.done {
-            s += ", ETA " + RetagCommand.duration(elapsed / Double(p.done) * Double(total - p.done))
+            s += ", ETA " + EditReport.duration(elapsed / Double(p.done) * Double(total - p.done))
         }
         return s
     }
