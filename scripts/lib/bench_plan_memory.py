@@ -4,8 +4,8 @@ planned and written to the job database in batches), so its peak resident set st
 at any library size. For each size P (default 30,000 and 100,000), against a release
 flickr-sandbox (`--latency 0`) seeded with P photos of one user (the one seed generator) and a
 library brought up to date by `flickr sync`, it runs, each as its own process, and reports the
-process's maximum resident set size (the child's ru_maxrss from wait4, what `/usr/bin/time -v`
-prints as "Maximum resident set size"):
+process's maximum resident set size as `/usr/bin/time -v` prints it ("Maximum resident set size",
+GNU time's %M; bench_edit.run):
 - `flickr edit plan --find taken=..2030 --title '{date_taken:%Y-%m-%d} {title}' --shift-taken +9h
   --privacy friends,family --license by-sa --geo 64.1466,-21.9426,11 --add-to-set Iceland
   --create-set` (six field groups over every photo; the diff on stdout, to a file);
