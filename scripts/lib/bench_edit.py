@@ -26,7 +26,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_sandbox import Sandbox, generated_world  # noqa: E402
+from bench_sandbox import Sandbox, generated_world, print_rows  # noqa: E402
 from bench_library import calls_in  # noqa: E402
 
 # The edit measured: three field groups (meta, perms, license) over the seed's photos (not its videos).
@@ -117,13 +117,7 @@ def main():
         P = len(world["photos"])
         s = Sandbox(os.path.join(args.bin, "flickr-sandbox"), ["--data", data, "--log", log, "--latency", "0"])
         try:
-            i = s.info
-            env = dict(os.environ, FLICKR_ENDPOINT=i["url"], FLICKR_API_KEY=i["api_key"], FLICKR_API_SECRET=i["api_secret"],
-                       FLICKR_OAUTH_TOKEN=i["oauth_token"], FLICKR_OAUTH_TOKEN_SECRET=i["oauth_token_secret"],
-                       XDG_DATA_HOME=os.path.join(tmp, "data"), XDG_STATE_HOME=os.path.join(tmp, "state"),
-                       XDG_CONFIG_HOME=os.path.join(tmp, "config"))
-            for k in ("FLICKR_PROFILE", "FLICKR_BUDGET"):
-                env.pop(k, None)
+            env = s.client_env(tmp)
             _, offset = calls_in(log, 0)
 
             # (1) The first sync, then an incremental one with nothing changed: the sync a plan makes.
@@ -186,9 +180,7 @@ def main():
                          % (writes, changed, math.ceil(changed / 500), bound), len(calls) <= bound and sent == writes))
         finally:
             s.stop()
-    width = max(len(r[0]) for r in rows)
-    for name, figures, verdict, ok in rows:
-        print(f"{name:<{width}}  {figures}  →  {verdict}  {'MET' if ok else 'NOT MET'}")
+    print_rows(rows)
 
 
 if __name__ == "__main__":

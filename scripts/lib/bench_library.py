@@ -29,7 +29,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_sandbox import Sandbox, generated_world  # noqa: E402
+from bench_sandbox import Sandbox, generated_world, print_rows  # noqa: E402
 
 # The filters timed, as `flickr find` words and as Lua table constructors (the same query), over
 # the generated world's vocabulary (flickr-sandbox --photos, docs/SANDBOX.md).
@@ -107,13 +107,7 @@ def main():
         set_pages = sum(max(1, math.ceil(len(s["photos"]) / 500)) for s in world["photosets"])
         s = Sandbox(os.path.join(args.bin, "flickr-sandbox"), ["--data", data, "--log", log])
         try:
-            i = s.info
-            env = dict(os.environ, FLICKR_ENDPOINT=i["url"], FLICKR_API_KEY=i["api_key"], FLICKR_API_SECRET=i["api_secret"],
-                       FLICKR_OAUTH_TOKEN=i["oauth_token"], FLICKR_OAUTH_TOKEN_SECRET=i["oauth_token_secret"],
-                       XDG_DATA_HOME=os.path.join(tmp, "data"), XDG_STATE_HOME=os.path.join(tmp, "state"),
-                       XDG_CONFIG_HOME=os.path.join(tmp, "config"))
-            for k in ("FLICKR_PROFILE", "FLICKR_BUDGET"):
-                env.pop(k, None)
+            env = s.client_env(tmp)
             _, offset = calls_in(log, 0)
 
             # The first sync.
@@ -192,9 +186,7 @@ def main():
                          "%d calls, %.2f s (%s)" % (len(calls), wall, summary["kind"]), "goal ≤ 5", len(calls) <= 5))
         finally:
             s.stop()
-    width = max(len(r[0]) for r in rows)
-    for name, figures, verdict, ok in rows:
-        print(f"{name:<{width}}  {figures}  →  {verdict}  {'MET' if ok else 'NOT MET'}")
+    print_rows(rows)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_sandbox import Sandbox, generated_world  # noqa: E402
+from bench_sandbox import Sandbox, generated_world, print_rows  # noqa: E402
 from bench_edit import run  # noqa: E402
 
 GOAL_MIB = 128
@@ -42,13 +42,7 @@ def main():
             world = generated_world(args.bin, data, P)
             s = Sandbox(os.path.join(args.bin, "flickr-sandbox"), ["--data", data, "--latency", "0"])
             try:
-                i = s.info
-                env = dict(os.environ, FLICKR_ENDPOINT=i["url"], FLICKR_API_KEY=i["api_key"], FLICKR_API_SECRET=i["api_secret"],
-                           FLICKR_OAUTH_TOKEN=i["oauth_token"], FLICKR_OAUTH_TOKEN_SECRET=i["oauth_token_secret"],
-                           XDG_DATA_HOME=os.path.join(tmp, "data"), XDG_STATE_HOME=os.path.join(tmp, "state"),
-                           XDG_CONFIG_HOME=os.path.join(tmp, "config"))
-                for k in ("FLICKR_PROFILE", "FLICKR_BUDGET"):
-                    env.pop(k, None)
+                env = s.client_env(tmp)
                 _, out, _ = run([flickr, "sync", "--json"], env, tmp, "sync")
                 assert json.loads(out.strip().splitlines()[-1])["photos"] == len(world["photos"])
                 for name, cmd in (("edit plan, six groups", EDIT), ("retag plan --add sky", RETAG)):
@@ -59,9 +53,7 @@ def main():
                                  "peak RSS %.1f MiB, %.1f s" % (mib, wall), "goal ≤ %d MiB" % GOAL_MIB, mib <= GOAL_MIB))
             finally:
                 s.stop()
-    width = max(len(r[0]) for r in rows)
-    for name, figures, verdict, ok in rows:
-        print(f"{name:<{width}}  {figures}  →  {verdict}  {'MET' if ok else 'NOT MET'}")
+    print_rows(rows)
 
 
 if __name__ == "__main__":

@@ -62,9 +62,28 @@ class Sandbox:
         i = self.info
         return [i["url"], i["api_key"], i["api_secret"], i["oauth_token"], i["oauth_token_secret"]]
 
+    def client_env(self, tmp):
+        """The environment `flickr` runs in against this sandbox: its credentials from the banner,
+        the XDG folders under `tmp`, no profile or budget of the user's."""
+        i = self.info
+        env = dict(os.environ, FLICKR_ENDPOINT=i["url"], FLICKR_API_KEY=i["api_key"], FLICKR_API_SECRET=i["api_secret"],
+                   FLICKR_OAUTH_TOKEN=i["oauth_token"], FLICKR_OAUTH_TOKEN_SECRET=i["oauth_token_secret"],
+                   XDG_DATA_HOME=os.path.join(tmp, "data"), XDG_STATE_HOME=os.path.join(tmp, "state"),
+                   XDG_CONFIG_HOME=os.path.join(tmp, "config"))
+        for k in ("FLICKR_PROFILE", "FLICKR_BUDGET"):
+            env.pop(k, None)
+        return env
+
     def stop(self):
         self.proc.terminate()
         self.proc.wait(timeout=60)
+
+
+def print_rows(rows):
+    """The benchmarks' table: name, figures, goal, MET or NOT MET, names aligned."""
+    width = max(len(r[0]) for r in rows)
+    for name, figures, verdict, ok in rows:
+        print(f"{name:<{width}}  {figures}  →  {verdict}  {'MET' if ok else 'NOT MET'}")
 
 
 def main():

@@ -21,7 +21,7 @@ struct JobPlanner: Sendable {
     /// Photos read, planned and stored together.
     var batch = 1_000
 
-    /// What a plan found (its photos are in the store: ``JobStore/eachPage(of:as:size:_:)``).
+    /// What a plan found (its photos are in the store: ``JobStore/eachPage(of:as:statuses:size:_:)``).
     struct Planned: Sendable {
         var job: String
         var enumerated: Int
