@@ -94,11 +94,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // What a media file says about itself (EXIF, IPTC, XMP), read by ExifTool.
+        .target(name: "FlickrMedia"),
         // The emulator.
         .target(
             name: "FlickrSandbox",
             dependencies: [
-                "FlickrProtocol",
+                "FlickrProtocol", "FlickrMedia",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -275,7 +277,7 @@ let package = Package(
         .testTarget(
             name: "FlickrSandboxTests",
             dependencies: [
-                "FlickrSandbox", "FlickrProtocol", "FlickrTestSupport",
+                "FlickrSandbox", "FlickrProtocol", "FlickrTestSupport", "FlickrMedia",
                 // A plain HTTP client for talking to the sandbox over loopback (not the FlickrAPI client).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -120,7 +120,7 @@ local f = assert(io.open(path))
 local json = f:read("a")
 f:close()
 os.remove(path)
-has(json, '"job" : "' .. plan.job .. '"')
+has(json, '"job": "' .. plan.job .. '"')
 has(json, '"apply_calls"')
 
 -- The job is listed, planned, beside retag jobs (kind edit).

@@ -1,3 +1,4 @@
+import FlickrMedia
 import FlickrProtocol
 import Foundation
 import Logging
@@ -8,6 +9,8 @@ final class SandboxEngine: Sendable {
     let store: SandboxStore
     let controls: SandboxControls
     let logger: Logger
+    /// What a photo's own bytes say (EXIF, IPTC, XMP), read at upload as Flickr does.
+    let embedded = ExifTool()
     /// The default user's built-in write token.
     let defaultToken: SandboxToken
     /// The registered app (fixed for the life of the server).

@@ -1,8 +1,10 @@
 import Crypto
+import FlickrMedia
 import FlickrProtocol
 import Foundation
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// An upload body after streaming: its form fields and the `photo` part on disk.
 struct ReceivedUpload: Sendable {
@@ -120,6 +122,9 @@ extension SandboxEngine {
             return fail(APIFailure(.filesizeTooLarge, "Filesize was too large"))
         }
         let params = request.parameters.mapValues(XMLText.storable)  // title, description, tags as Flickr stores them
+        // A new photo's title, description, keywords, date taken and position, as Flickr reads
+        // them from the file (docs/SANDBOX.md, "What an upload reads from the file").
+        let embedded = replace || probe.media != "photo" ? EmbeddedMetadata() : readEmbedded(file)
         let isAsync = params["async"] == "1"
         let originalSecret = SandboxIDs.hex(10)
         let dedup = !replace && (params["dedup_check"] == "1" || params["dedup_check"] == "2")
@@ -152,11 +157,12 @@ extension SandboxEngine {
                 photo.stampUpdate(now)
             } else {
                 let id = s.newPhotoID()
-                let title = params["title"] ?? upload.filename.map { ($0 as NSString).deletingPathExtension } ?? ""
+                let title = params["title"] ?? embedded.title.map(XMLText.storable)
+                    ?? upload.filename.map { ($0 as NSString).deletingPathExtension } ?? ""
                 photo = SandboxPhoto(SandboxPhotoRecord(
                     id: id, owner: user, secret: SandboxIDs.hex(10), server: "65535", farm: 66, originalSecret: "",
-                    originalFormat: "", title: title, description: params["description"] ?? "", datePosted: now,
-                    dateTaken: SandboxDates.format(now), takenGranularity: 0, lastUpdate: now,
+                    originalFormat: "", title: title, description: params["description"] ?? embedded.description.map(XMLText.storable) ?? "",
+                    datePosted: now, dateTaken: embedded.dateTaken ?? SandboxDates.format(now), takenGranularity: 0, lastUpdate: now,
                     isPublic: params["is_public"].map { $0 == "1" } ?? true,
                     isFriend: params["is_friend"] == "1", isFamily: params["is_family"] == "1",
                     safetyLevel: Int(params["safety_level"] ?? "").flatMap { (1...3).contains($0) ? $0 : nil } ?? 1,
@@ -165,9 +171,20 @@ extension SandboxEngine {
                     hidden: params["hidden"] == "2" ? 2 : 1, permComment: 3, permAddMeta: 2, tags: [],
                     storedFile: nil, contentHash: nil, fileSize: nil))
                 if let author = s.user(nsid: user) {
-                    for raw in TagString.parse(params["tags"] ?? "").prefix(SandboxLimits.tagsPerPhoto) {
+                    // The tags asked for, then the file's keywords (each one tag, spaces and all), each once.
+                    var raws = TagString.parse(params["tags"] ?? "")
+                    for keyword in embedded.keywords.map(XMLText.storable) where !raws.contains(where: { TagString.clean($0) == TagString.clean(keyword) }) {
+                        raws.append(keyword)
+                    }
+                    for raw in raws.prefix(SandboxLimits.tagsPerPhoto) {
                         photo.tags.append(s.makeTag(raw: raw, author: author, photoID: id))
                     }
+                }
+                if let lat = embedded.latitude, let lon = embedded.longitude, (-90...90).contains(lat), (-180...180).contains(lon),
+                   lat != 0 || lon != 0 {
+                    // Who may see it: the account's default for locations (public), as an
+                    // account that imports EXIF locations has it.
+                    photo.geo = SandboxGeo(latitude: lat, longitude: lon, accuracy: 16)
                 }
             }
             let previousFile = photo.storedFile
@@ -216,6 +233,20 @@ extension SandboxEngine {
 }
 
 extension SandboxEngine {
+    /// The file's embedded metadata; none when ExifTool is not installed (said once in the log)
+    /// or cannot read the file.
+    func readEmbedded(_ file: URL) -> EmbeddedMetadata {
+        do { return try embedded.read(file.path) } catch {
+            if Self.embeddedWarning.exchange(false, ordering: .relaxed) {
+                logger.warning("upload: the file's own metadata is not read: \(error)")
+            }
+            return EmbeddedMetadata()
+        }
+    }
+
+    /// Whether the warning above is still to be given (once a process).
+    static let embeddedWarning = Atomic<Bool>(true)
+
     static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
         digest.map { String(format: "%02x", $0) }.joined()
     }
