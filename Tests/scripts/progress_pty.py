@@ -8,7 +8,8 @@ checks the upload progress line a person sees:
   60 columns (the kernel's SIGWINCH included) and the process continued (SIGCONT);
 - it must exit 0 with a frame at 100 %;
 - every frame drawn after the resize fits in 59 columns (a line as wide as the window wraps;
-  what was written before the stop is read before the resize);
+  what was written before the stop is read before the resize), but the first, which may have
+  been laid out before the stop and written after it;
 - at most 4 rows showing `uploading` are left in the scrollback and the screen (the frames
   redraw in place; a frame already on its way when the window narrowed may wrap once).
 
@@ -64,7 +65,9 @@ def main():
     frames = [ESCAPES.sub("", f) for f in re.split(r"[\r\n]", text) if "uploading" in f]
     if not frames or not any("100%" in f for f in frames):
         fail(screen, f"no frame at 100% after the resize: {frames[-3:]!r}")
-    wide = [f for f in frames if len(f) > 59]
+    # The stop can land between laying a frame out and writing it: that one frame, the first
+    # written after the resize, may still have the old width; every later one fits.
+    wide = [f for f in frames[1:] if len(f) > 59] + [f for f in frames[:1] if len(f) > 79]
     if wide:
         fail(screen, f"{len(wide)} frames wider than 59 columns after the resize: {wide[:3]!r}")
     rows = [line for line in all_rows(screen) if "uploading" in line]
