@@ -30,9 +30,7 @@ public final class JobStore: Sendable {
             configuration.busyMode = .timeout(30)
             configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             queue = try DatabaseQueue(path: path, configuration: configuration)
-            try queue.writeWithoutTransaction { db in
-                _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
-            }
+            try Self.useWAL(queue)
             try Self.migrate(queue)
         } catch {
             throw JobError("cannot open the job database \(path): \(error)")
@@ -121,6 +119,21 @@ public final class JobStore: Sendable {
             try db.execute(sql: "CREATE INDEX photo_seq ON photo(job, seq)")
         }
         return m
+    }
+
+    /// Puts the database in WAL mode. Switching a database made in rollback mode takes an
+    /// exclusive lock, and processes opening it at once can deadlock on the upgrade: SQLite then
+    /// answers SQLITE_BUSY at once instead of waiting (its busy handler cannot help a deadlock).
+    /// One of them gets through; the others try again, a few milliseconds apart, for up to 30 s.
+    private static func useWAL(_ queue: DatabaseQueue) throws {
+        let deadline = Date().addingTimeInterval(30)
+        while true {
+            do {
+                return try queue.writeWithoutTransaction { db in _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && Date() < deadline {
+                usleep(UInt32.random(in: 2_000...20_000))
+            }
+        }
     }
 
     /// Brings the database to the newest schema. Two processes may open a database made by an
