@@ -21,7 +21,7 @@ public final class ExifTool: @unchecked Sendable {
     private let timeout: Double
     private let lock = NSLock()
     /// Guarded by `lock`.
-    private var process: (process: Process, input: FileHandle, output: Int32)?
+    private var process: (process: Process, input: FileHandle, output: FileHandle)?
     private var sequence = 0
 
     /// `executable`: the `exiftool` to run (found on PATH when nil).
@@ -74,11 +74,11 @@ public final class ExifTool: @unchecked Sendable {
                 return String(decoding: output[..<end.lowerBound], as: UTF8.self)
             }
             let left = deadline.timeIntervalSinceNow
-            var poller = pollfd(fd: running.output, events: Int16(POLLIN), revents: 0)
+            var poller = pollfd(fd: running.output.fileDescriptor, events: Int16(POLLIN), revents: 0)
             let n = left > 0 ? poll(&poller, 1, Int32(min(left, 1) * 1000) + 1) : 0
             if n < 0 && errno == EINTR { continue }
             if n == 0 && left > 0 { continue }
-            let count = n > 0 ? buffer.withUnsafeMutableBytes { Foundation.read(running.output, $0.baseAddress, $0.count) } : 0
+            let count = n > 0 ? buffer.withUnsafeMutableBytes { Foundation.read(running.output.fileDescriptor, $0.baseAddress, $0.count) } : 0
             guard count > 0 else {
                 end()
                 throw Failure(description: n == 0 ? "exiftool did not answer within \(Int(timeout)) s" : "exiftool stopped")
@@ -87,7 +87,7 @@ public final class ExifTool: @unchecked Sendable {
         }
     }
 
-    private func started() throws(Failure) -> (process: Process, input: FileHandle, output: Int32) {
+    private func started() throws(Failure) -> (process: Process, input: FileHandle, output: FileHandle) {
         if let process, process.process.isRunning { return process }
         end()
         guard isAvailable else {
@@ -101,15 +101,10 @@ public final class ExifTool: @unchecked Sendable {
         p.standardOutput = output
         p.standardError = FileHandle.nullDevice
         do { try p.run() } catch { throw Failure(description: "cannot start exiftool: \(error.localizedDescription)") }
-        let running = (p, input.fileHandleForWriting, output.fileHandleForReading.fileDescriptor)
-        // Keep the reading end's handle alive with the process (its descriptor is read directly).
-        reading = output.fileHandleForReading
+        let running = (p, input.fileHandleForWriting, output.fileHandleForReading)
         process = running
         return running
     }
-
-    /// The reading end's handle, kept so that its descriptor stays open.
-    private var reading: FileHandle?
 
     /// Asks ExifTool to end (it finishes the file in hand), and stops it if it has not within 5 s.
     private func end() {
@@ -121,8 +116,7 @@ public final class ExifTool: @unchecked Sendable {
         while running.process.isRunning && Date() < deadline { usleep(10_000) }
         if running.process.isRunning { running.process.terminate() }
         running.process.waitUntilExit()
-        try? reading?.close()
-        reading = nil
+        try? running.output.close()
     }
 
     /// ExifTool under a Perl supervisor that ends it when this process is gone: `-stay_open`
