@@ -150,30 +150,13 @@ public enum EditReport {
     /// `apply_calls`, `plan_calls`, and `stored`, the job as `store` holds it (what another
     /// machine's apply imports). Written a photo at a time to `emit`; no final newline.
     public static func writePlanJSON(_ r: EditPlanner.Result, store: JobStore, names: Names, to emit: (String) throws -> Void) throws {
-        let tally = try tally(r, store: store)
-        try JSONText.write([
-            "job": .value(r.job), "database": .value(store.path), "enumerated": .value(r.enumerated),
-            "apply_calls": .value(tally.applyCalls), "plan_calls": .value(r.calls),
-            "photos": .array { element in
-                try store.eachPage(of: r.job, as: EditChange.self, statuses: [.planned]) { page in
-                    for photo in page {
-                        let change = photo.change
-                        try element(JSONText.text(["id": change.pre.photoID, "lastupdate": change.pre.lastUpdate,
-                                                   "changes": EditFieldChange.changes(of: change).map(\.json),
-                                                   "diff": lines(change, names: names)] as [String: Any]))
-                    }
-                }
-            },
-            "refused": .array { element in
-                try store.eachPage(of: r.job, as: EditChange.self, statuses: [.refused]) { page in
-                    for photo in page {
-                        let refusal = photo.detail.flatMap(EditRefusal.init(journalDetail:))
-                        try element(JSONText.text(["id": photo.change.pre.photoID, "field": refusal?.field.rawValue ?? "",
-                                                   "reason": refusal?.reason ?? photo.detail ?? ""]))
-                    }
-                }
-            },
-            "stored": .object { emit, indent in try store.writeExported(r.job, indent: indent, to: emit) },
-        ], to: emit)
+        try store.writePlanDocument(job: r.job, as: EditChange.self, enumerated: r.enumerated, applyCalls: try tally(r, store: store).applyCalls,
+                                    planCalls: r.calls, photo: { change in
+            ["id": change.pre.photoID, "lastupdate": change.pre.lastUpdate, "changes": EditFieldChange.changes(of: change).map(\.json),
+             "diff": lines(change, names: names)]
+        }, refusal: { photo in
+            let refusal = photo.detail.flatMap(EditRefusal.init(journalDetail:))
+            return ["id": photo.change.pre.photoID, "field": refusal?.field.rawValue ?? "", "reason": refusal?.reason ?? photo.detail ?? ""]
+        }, to: emit)
     }
 }

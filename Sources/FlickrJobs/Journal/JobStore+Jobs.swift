@@ -76,20 +76,9 @@ extension JobStore {
     /// Stores a planned job and its photos' changes (a retag's ``PhotoChange``s or an edit's
     /// ``EditChange``s, as JSON in the journal's `change` column) in one transaction.
     func create<Change: JobChange>(_ job: NewJob, changes: [Change]) throws(JobError) {
-        let encoder = Self.changeEncoder
         try write { db in
-            let now = Date().timeIntervalSince1970
-            try db.execute(sql: """
-                INSERT INTO job (id, kind, undo_of, state, created, updated, owner, endpoint, rules, query, plan_time, enumerated, calls)
-                VALUES (?, ?, ?, 'planned', ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [job.id, job.kind.rawValue, job.undoOf, now, now, job.owner, job.endpoint,
-                                 String(decoding: try encoder.encode(job.rules), as: UTF8.self),
-                                 String(decoding: try encoder.encode(job.query), as: UTF8.self),
-                                 job.planTime, job.enumerated, job.calls])
-            let insert = try db.cachedStatement(sql: "INSERT INTO photo (job, photo, seq, change, status) VALUES (?, ?, ?, ?, 'planned')")
-            for (seq, change) in changes.enumerated() {
-                try insert.execute(arguments: [job.id, change.photoID, seq, String(decoding: try encoder.encode(change), as: UTF8.self)])
-            }
+            try Self.insertRow(job, state: "planned", in: db)
+            _ = try Self.insertPhotos(changes.map { ($0, PhotoStatus.planned, nil) }, job: job.id, from: 0, in: db)
         }
     }
 
@@ -203,17 +192,7 @@ extension String {
 }
 
 extension JobStore {
-    /// Job `id` as this database holds it — its record and each photo's change (pre-image and
-    /// target), status and detail — as a JSON object: the `stored` part of a plan file
-    /// (`--out`), which ``importPlanned(_:)`` stores in another machine's job database.
-    public func exported(_ id: String) throws(JobError) -> [String: Any] {
-        var text = ""
-        do { try writeExported(id) { text += $0 } } catch let error as JobError { throw error } catch { throw JobError("job database: \(error)") }
-        guard let object = JSONText.parsed(text) as? [String: Any] else { throw JobError("job \(id) could not be exported") }
-        return object
-    }
-
-    /// Stores a planned job a plan file carries (``exported(_:)``'s object), as planned, when
+    /// Stores a planned job a plan file carries (``writeExported(_:indent:to:)``'s object), as planned, when
     /// this database does not hold it yet; returns it. What cannot be a planned job of a known
     /// kind — a job already run, a change that does not read as its kind's — is refused
     /// whole, nothing stored.

@@ -19,30 +19,17 @@ extension JobStore {
     func beginPlan(_ job: NewJob) throws -> PlanWriter {
         try dropAbandonedPlans()
         let lock = try lock(job.id, command: "plan")
-        try insertRow(job, state: "planning")
+        try write { db in try Self.insertRow(job, state: "planning", in: db) }
         return PlanWriter(job: job.id, lock: lock)
     }
 
     /// Stores a batch of a plan's photos in plan order, in one transaction: `changes` as
     /// planned, then `refused` (each with its journal detail) as refused.
     func append<Change: JobChange>(_ plan: inout PlanWriter, changes: [Change], refused: [(Change, String)]) throws(JobError) {
-        let encoder = Self.changeEncoder
-        let first = plan.seq
-        try write { db in
-            let insert = try db.cachedStatement(sql: "INSERT INTO photo (job, photo, seq, change, status, detail) VALUES (?, ?, ?, ?, ?, ?)")
-            var seq = first
-            for change in changes {
-                try insert.execute(arguments: [plan.job, change.photoID, seq, String(decoding: try encoder.encode(change), as: UTF8.self),
-                                               PhotoStatus.planned.rawValue, nil])
-                seq += 1
-            }
-            for (change, detail) in refused {
-                try insert.execute(arguments: [plan.job, change.photoID, seq, String(decoding: try encoder.encode(change), as: UTF8.self),
-                                               PhotoStatus.refused.rawValue, detail])
-                seq += 1
-            }
+        let (job, first) = (plan.job, plan.seq)
+        plan.seq = try write { db in
+            try Self.insertPhotos(changes.map { ($0, .planned, nil) } + refused.map { ($0.0, .refused, $0.1) }, job: job, from: first, in: db)
         }
-        plan.seq = first + changes.count + refused.count
     }
 
     /// Ends a plan: its counts, and state `planned` — from now on it can be applied.
@@ -82,19 +69,30 @@ extension JobStore {
         return encoder
     }
 
-    /// Inserts a job's row.
-    func insertRow(_ job: NewJob, state: String) throws(JobError) {
-        let encoder = Self.changeEncoder
-        try write { db in
-            let now = Date().timeIntervalSince1970
-            try db.execute(sql: """
-                INSERT INTO job (id, kind, undo_of, state, created, updated, owner, endpoint, rules, query, plan_time, enumerated, calls)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [job.id, job.kind.rawValue, job.undoOf, state, now, now, job.owner, job.endpoint,
-                                 String(decoding: try encoder.encode(job.rules), as: UTF8.self),
-                                 String(decoding: try encoder.encode(job.query), as: UTF8.self),
-                                 job.planTime, job.enumerated, job.calls])
+    /// Inserts a job's row in `state` (one of the store's transactions).
+    static func insertRow(_ job: NewJob, state: String, in db: Database) throws {
+        let encoder = changeEncoder
+        let now = Date().timeIntervalSince1970
+        try db.execute(sql: """
+            INSERT INTO job (id, kind, undo_of, state, created, updated, owner, endpoint, rules, query, plan_time, enumerated, calls)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [job.id, job.kind.rawValue, job.undoOf, state, now, now, job.owner, job.endpoint,
+                             String(decoding: try encoder.encode(job.rules), as: UTF8.self),
+                             String(decoding: try encoder.encode(job.query), as: UTF8.self),
+                             job.planTime, job.enumerated, job.calls])
+    }
+
+    /// Inserts `photos` of `job` in plan order from place `first` (one of the store's
+    /// transactions); returns the place after the last.
+    static func insertPhotos<Change: JobChange>(_ photos: [(change: Change, status: PhotoStatus, detail: String?)], job: String, from first: Int,
+                                                in db: Database) throws -> Int {
+        let encoder = changeEncoder
+        let insert = try db.cachedStatement(sql: "INSERT INTO photo (job, photo, seq, change, status, detail) VALUES (?, ?, ?, ?, ?, ?)")
+        for (i, photo) in photos.enumerated() {
+            try insert.execute(arguments: [job, photo.change.photoID, first + i, String(decoding: try encoder.encode(photo.change), as: UTF8.self),
+                                           photo.status.rawValue, photo.detail])
         }
+        return first + photos.count
     }
 
     /// A job's photos in plan order, `size` at a time, each page handed to `body` (a plan of
@@ -107,10 +105,7 @@ extension JobStore {
         while true {
             let page = try read { db in
                 try Row.fetchAll(db, sql: "SELECT seq, change, status, intent, detail FROM photo WHERE job = ? AND seq > ?\(only) ORDER BY seq LIMIT ?",
-                                 arguments: [job, after, size]).map { row in
-                    JournalEntry(seq: row["seq"], change: try JSONDecoder().decode(Change.self, from: Data((row["change"] as String).utf8)),
-                                 status: PhotoStatus(rawValue: row["status"]) ?? .planned, intent: row["intent"], detail: row["detail"])
-                }
+                                 arguments: [job, after, size]).map { try JournalEntry<Change>(row: $0) }
             }
             guard let last = page.last else { return }
             try body(page)
@@ -118,8 +113,34 @@ extension JobStore {
         }
     }
 
-    /// Writes job `id` as ``exported(_:)`` gives it — one JSON object, its photos' changes as
-    /// the journal stores them — a page of photos at a time, to `emit`, at `indent`.
+    /// A plan as one JSON document, the shape every kind writes (`--json`, `--out`, Lua's
+    /// `plan:save`) and `apply FILE` takes: `job`, `database`, `enumerated`, `apply_calls`,
+    /// `plan_calls`, `photos` (an object per planned photo, made by `photo`), `refused` (an
+    /// object per refused one, made by `refusal`) and `stored`, the job as this database holds
+    /// it (``writeExported(_:indent:to:)``). Written to `emit` a photo at a time; no final newline.
+    public func writePlanDocument<Change: JobChange>(job: String, as: Change.Type, enumerated: Int, applyCalls: Int, planCalls: Int,
+                                                     photo: @escaping (Change) -> [String: Any],
+                                                     refusal: @escaping (JournalEntry<Change>) -> [String: Any],
+                                                     to emit: (String) throws -> Void) throws {
+        func each(_ status: PhotoStatus, _ object: @escaping (JournalEntry<Change>) -> [String: Any]) -> JSONText.Member {
+            .array { element in
+                try self.eachPage(of: job, as: Change.self, statuses: [status]) { page in
+                    for entry in page { try element(JSONText.text(object(entry))) }
+                }
+            }
+        }
+        try JSONText.write([
+            "job": .value(job), "database": .value(path), "enumerated": .value(enumerated),
+            "apply_calls": .value(applyCalls), "plan_calls": .value(planCalls),
+            "photos": each(.planned) { photo($0.change) }, "refused": each(.refused, refusal),
+            "stored": .object { emit, indent in try self.writeExported(job, indent: indent, to: emit) },
+        ], to: emit)
+    }
+
+    /// Writes job `id` as this database holds it — one JSON object, its record and each photo's
+    /// change (as the journal stores it), status and detail — a page of photos at a time, to
+    /// `emit`, at `indent`: the `stored` part of a plan file (`--out`), which
+    /// ``importPlanned(_:)`` stores in another machine's job database.
     public func writeExported(_ id: String, indent: String = "", to emit: (String) throws -> Void) throws {
         let head = try read { db -> [String: Any]? in
             guard let job = try Row.fetchOne(db, sql: "SELECT * FROM job WHERE id = ?", arguments: [id]) else { return nil }

@@ -35,6 +35,14 @@ public struct JournalEntry<Change: JobChange>: Sendable, Hashable {
     var isPending: Bool { status == .planned || status == .writing || (status == .failed && intent != nil) }
 }
 
+extension JournalEntry {
+    /// A photo's row (`seq`, `change`, `status`, `intent`, `detail`), its change read as `Change`.
+    init(row: Row) throws {
+        self.init(seq: row["seq"], change: try JSONDecoder().decode(Change.self, from: Data((row["change"] as String).utf8)),
+                  status: PhotoStatus(rawValue: row["status"]) ?? .planned, intent: row["intent"], detail: row["detail"])
+    }
+}
+
 /// A photo of a retag job (or of its undo).
 public typealias JobPhoto = JournalEntry<PhotoChange>
 /// A photo of an edit job (or of its undo).
@@ -45,10 +53,7 @@ extension JobStore {
     func entries<Change: JobChange>(of job: String, as: Change.Type) throws(JobError) -> [JournalEntry<Change>] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT seq, change, status, intent, detail FROM photo WHERE job = ? ORDER BY seq",
-                             arguments: [job]).map { row in
-                JournalEntry(seq: row["seq"], change: try JSONDecoder().decode(Change.self, from: Data((row["change"] as String).utf8)),
-                             status: PhotoStatus(rawValue: row["status"]) ?? .planned, intent: row["intent"], detail: row["detail"])
-            }
+                             arguments: [job]).map { try JournalEntry<Change>(row: $0) }
         }
     }
 

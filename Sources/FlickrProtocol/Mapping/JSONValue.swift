@@ -116,7 +116,20 @@ public indirect enum JSONValue: Sendable, Equatable, Decodable {
     /// A JSON string literal (control characters and DEL as `\uXXXX`); with `escapingSlashes`,
     /// `/` becomes `\/`.
     public static func quote(_ s: String, escapingSlashes: Bool = false) -> String {
-        var out = "\""
+        var out = ""
+        appendQuoted(s, to: &out, escapingSlashes: escapingSlashes)
+        return out
+    }
+
+    /// ``quote(_:escapingSlashes:)`` appended to `out`. A string with nothing to escape (most
+    /// are) is copied whole: `flickr find --json` writes millions of them.
+    public static func appendQuoted(_ s: String, to out: inout String, escapingSlashes: Bool = false) {
+        out += "\""
+        guard s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || ($0 == 0x2F && escapingSlashes) }) else {
+            out += s
+            out += "\""
+            return
+        }
         for u in s.unicodeScalars {
             switch u {
             case "\"": out += "\\\""
@@ -132,6 +145,6 @@ public indirect enum JSONValue: Sendable, Equatable, Decodable {
             default: out.unicodeScalars.append(u)
             }
         }
-        return out + "\""
+        out += "\""
     }
 }

@@ -1,6 +1,7 @@
 import FlickrAPI
 import FlickrCommandLine
 import FlickrLibrary
+import FlickrProtocol
 import Foundation
 
 /// `flickr find [KEY=VALUE…] [--json|--csv|--ids] [--fields a,b,…]`: a query of the library on
@@ -124,42 +125,19 @@ enum FindCommand {
             if i > 0 { out += "," }
             out += "\"" + name + "\":"
             switch record.value(name) {
-            case .string(let s): appendJSON(s, to: &out)
+            case .string(let s): JSONValue.appendQuoted(s, to: &out)
             case .integer(let n): out += String(n)
             case .number(let d): out += d.isFinite ? (d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d)) : "null"
             case .list(let l):
                 out += "["
                 for (j, item) in l.enumerated() {
                     if j > 0 { out += "," }
-                    appendJSON(item, to: &out)
+                    JSONValue.appendQuoted(item, to: &out)
                 }
                 out += "]"
             case nil: out += "null"
             }
         }
         return out + "}"
-    }
-
-    /// `s` as a JSON string (RFC 8259: `"` and `\` escaped, control characters as `\uXXXX` or
-    /// their short forms; `/` and everything beyond ASCII as they are).
-    static func appendJSON(_ s: String, to out: inout String) {
-        out += "\""
-        guard s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else {
-            out += s
-            out += "\""
-            return
-        }
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 }

@@ -204,27 +204,11 @@ enum RetagCommand {
         func tags(_ list: [PhotoTag], authors: Bool) -> [[String: String]] {
             list.map { authors ? ["id": $0.id, "author": $0.author, "raw": $0.raw] : ["id": $0.id, "raw": $0.raw] }
         }
-        let tally = try tally(r, store: store)
-        try JSONText.write([
-            "job": .value(r.job), "database": .value(store.path), "enumerated": .value(r.enumerated),
-            "apply_calls": .value(tally.applyCalls), "plan_calls": .value(r.calls),
-            "photos": .array { element in
-                try store.eachPage(of: r.job, as: PhotoChange.self, statuses: [.planned]) { page in
-                    for change in page.map(\.change) {
-                        try element(JSONText.text(["id": change.pre.photoID, "lastupdate": change.pre.lastUpdate,
-                                                   "owner_tags": tags(change.pre.ownerTags, authors: false),
-                                                   "other_tags": tags(change.pre.otherTags, authors: true),
-                                                   "target": change.target, "removed": change.removed, "added": change.added] as [String: Any]))
-                    }
-                }
-            },
-            "refused": .array { element in
-                try store.eachPage(of: r.job, as: PhotoChange.self, statuses: [.refused]) { page in
-                    for photo in page { try element(JSONText.text(["id": photo.change.pre.photoID, "reason": photo.detail ?? ""])) }
-                }
-            },
-            "stored": .object { emit, indent in try store.writeExported(r.job, indent: indent, to: emit) },
-        ], to: emit)
+        try store.writePlanDocument(job: r.job, as: PhotoChange.self, enumerated: r.enumerated, applyCalls: try tally(r, store: store).applyCalls,
+                                    planCalls: r.calls, photo: { change in
+            ["id": change.pre.photoID, "lastupdate": change.pre.lastUpdate, "owner_tags": tags(change.pre.ownerTags, authors: false),
+             "other_tags": tags(change.pre.otherTags, authors: true), "target": change.target, "removed": change.removed, "added": change.added]
+        }, refusal: { photo in ["id": photo.change.pre.photoID, "reason": photo.detail ?? ""] }, to: emit)
     }
 
     /// The call budget in force for this session's client, if any.
