@@ -191,12 +191,14 @@ enum BackupCommand {
 
     /// Runs the verification (holding the folder's lock); nil when another run holds it.
     static func verifyReport(_ directory: String, events: Bool, _ env: [String: String]) throws -> BackupVerifier.Report? {
-        guard let account = LibraryBackup.account(of: directory) else {
-            throw LibraryError("\(directory) is not a backup (no \(BackupLayout.stateFolder)/ in it): nothing to verify")
-        }
+        let notABackup = LibraryError("\(directory) is not a backup (no \(BackupLayout.stateFolder)/ in it): nothing to verify")
+        guard FileManager.default.fileExists(atPath: directory + "/" + BackupLayout.stateFolder) else { throw notABackup }
         // A backup running into the folder would show files in flight as faults: wait for it.
+        // The lock comes before the account is read: a first backup holds it from before its
+        // state names the account, and a verify then must be told it runs, not "not a backup".
         guard let folderLock = try lockFolder(directory) else { return nil }
         defer { withExtendedLifetime(folderLock) {} }
+        guard let account = LibraryBackup.account(of: directory) else { throw notABackup }
         let libraryPath = LibraryStore.path(for: account, in: LibraryStore.directory(environment: env))
         let library = FileManager.default.fileExists(atPath: libraryPath) ? try LibraryStore(path: libraryPath, account: account) : nil
         let terminal = Terminal.stderrIsTerminal
