@@ -181,7 +181,8 @@ let package = Package(
         // Batch jobs: selection past the search cap, plans, the journal, resume, undo (no Lua).
         .target(
             name: "FlickrJobs",
-            dependencies: ["FlickrAPI", "FlickrProtocol", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["FlickrAPI", "FlickrProtocol", "FlickrMedia", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "Crypto", package: "swift-crypto")]
         ),
         // The library on disk: the mirror (sync), queries, backups. Beside the jobs: it takes
         // their runner lock and gives the retag planner its photos.
@@ -202,7 +203,7 @@ let package = Package(
         .target(
             name: "FlickrShell",
             dependencies: [
-                "FlickrCommandLine", "FlickrLua", "FlickrLuaSandbox", "FlickrSandbox", "LuaKit", "FlickrAPI", "FlickrAPITesting", "FlickrProtocol", "FlickrJobs", "FlickrLibrary", "CReadlineShim",
+                "FlickrCommandLine", "FlickrLua", "FlickrLuaSandbox", "FlickrSandbox", "LuaKit", "FlickrAPI", "FlickrAPITesting", "FlickrProtocol", "FlickrJobs", "FlickrLibrary", "FlickrMedia", "CReadlineShim",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -262,6 +262,35 @@ package enum CommandLineSpec {
                     positional: .none),
             ] + runActions),
         SubcommandSpec(
+            name: "push",
+            synopsis: "plan DIR... [--sets folder|none|TITLE] [--tags T] [--privacy P] [--license L] [--safety S] [--hidden] [--replace] [--delete] "
+                + "[--ignore GLOB]... [--keywords full] [--title-from-filename] [--out FILE] | apply PLAN [--yes] [--events] [--max-outage SECONDS] "
+                + "| resume [JOB|last] [--events] [--max-outage SECONDS] | undo [JOB|last] [--yes] [--diff] [--force] [--events] [--max-outage SECONDS]",
+            summary: "Keeps photo folders and Flickr in step: each file uploaded once (known by its SHA-256), moves, replaces, "
+                + "metadata and deletions as a plan, then apply, resume, undo.",
+            options: [], positional: .choice(["plan", "apply", "resume", "undo"]),
+            actions: [
+                SubcommandSpec(
+                    name: "plan", synopsis: "DIR... [--sets folder|none|TITLE] [--tags T] [--privacy P] [--license L] [--safety S] [--hidden] "
+                        + "[--replace] [--delete] [--ignore GLOB]... [--keywords full] [--title-from-filename] [--out FILE]",
+                    summary: "reads only (the folders, the library, an incremental sync); a line per file and what apply costs "
+                        + "(exit 0 nothing to do, 1 steps planned, 2 error)",
+                    options: [.valued("sets", "folder|none|TITLE", .text, "the set of each photo: its folder's (default), none, or this one"),
+                              .valued("tags", "TAGS", .text, "tags every uploaded photo gets, besides its keywords"),
+                              .valued("privacy", "WHO", .choice(["public", "private", "friends", "family", "friends,family"]),
+                                      "public, private, friends, family or friends,family (uploads)"),
+                              .valued("license", "ID|NAME", .text, "a licence by id or by name (uploads)"),
+                              .valued("safety", "LEVEL", .choice(["safe", "moderate", "restricted"]), "safe, moderate or restricted (uploads)"),
+                              .flag("hidden", "hide uploads from public searches"),
+                              .flag("replace", "replace a photo whose file's bytes changed (photos.replace; not videos)"),
+                              .flag("delete", "delete a photo this push uploaded whose file is gone (its original kept in DIR/.flickr-deleted/)"),
+                              .valued("ignore", "GLOB", .text, "leave out files whose path (or name) matches; may be repeated"),
+                              .valued("keywords", "full", .choice(["full"]), "hierarchical keywords a|b|c as whole tags, not their last part"),
+                              .flag("title-from-filename", "title uploads after their file names"),
+                              .valued("out", "FILE", .file, "also write the plan as JSON to this file")],
+                    positional: .paths),
+            ] + runActions),
+        SubcommandSpec(
             name: "jobs",
             synopsis: "[--json] | show JOB [--all] [--json] | apply JOB [--yes] [--events] [--max-outage SECONDS] "
                 + "| resume JOB [--events] [--max-outage SECONDS] | undo JOB [--yes] [--diff] [--force] [--events] [--max-outage SECONDS]",

@@ -15,7 +15,8 @@ public final class ExifTool: @unchecked Sendable {
     /// The tags asked for: the groups named, so that a value never comes from another group by
     /// ExifTool's priority (the Composite GPS position is the signed one).
     static let tags = ["-DateTimeOriginal", "-XMP-dc:Title", "-IPTC:ObjectName", "-XMP-dc:Description", "-IPTC:Caption-Abstract",
-                       "-IFD0:ImageDescription", "-XMP-dc:Subject", "-IPTC:Keywords", "-Composite:GPSLatitude", "-Composite:GPSLongitude"]
+                       "-IFD0:ImageDescription", "-XMP-dc:Subject", "-IPTC:Keywords", "-Composite:GPSLatitude", "-Composite:GPSLongitude",
+                       "-XMP-exif:GPSLatitude", "-XMP-exif:GPSLongitude"]
 
     private let executable: String
     private let timeout: Double
@@ -167,7 +168,9 @@ public final class ExifTool: @unchecked Sendable {
         return EmbeddedMetadata(title: text("XMP-dc:Title") ?? text("IPTC:ObjectName"),
                                 description: text("XMP-dc:Description") ?? text("IPTC:Caption-Abstract") ?? text("IFD0:ImageDescription"),
                                 keywords: subject.isEmpty ? list("IPTC:Keywords") : subject, dateTaken: date,
-                                latitude: number("Composite:GPSLatitude"), longitude: number("Composite:GPSLongitude"))
+                                // An XMP sidecar has no EXIF GPS for ExifTool to compose a position from: its own signed values.
+                                latitude: number("Composite:GPSLatitude") ?? number("XMP-exif:GPSLatitude"),
+                                longitude: number("Composite:GPSLongitude") ?? number("XMP-exif:GPSLongitude"))
     }
 
     static func onPath(_ name: String) -> String? {

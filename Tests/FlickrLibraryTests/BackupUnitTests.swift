@@ -1,3 +1,4 @@
+import FlickrJobs
 @testable import FlickrLibrary
 import FlickrTestSupport
 import Foundation

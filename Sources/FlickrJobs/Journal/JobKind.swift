@@ -6,4 +6,6 @@ public enum JobKind: String, Sendable, Codable, CaseIterable {
     case retag
     /// Any group of a photo's metadata (`flickr edit`): ``EditPlanner``, ``EditRunner``.
     case edit
+    /// Photo folders kept in step with Flickr (`flickr push`): ``PushPlanner``, ``PushRunner``.
+    case push
 }

@@ -181,6 +181,14 @@ extension JobStore {
         }
     }
 
+    /// The selection a job recorded (a push: its folders, `dirs`, one per line).
+    public func query(of job: String) throws(JobError) -> [String: String] {
+        try read { db in
+            guard let text = try String.fetchOne(db, sql: "SELECT query FROM job WHERE id = ?", arguments: [job]) else { throw JobError("no job \(job)") }
+            return (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
+        }
+    }
+
     /// What job `id` changes (an undo: what the job it takes back changed).
     public func kind(of id: String) throws(JobError) -> JobKind {
         try header(id).kind
@@ -214,6 +222,7 @@ extension JobStore {
             let readable = switch kind {
             case .retag: (try? JSONDecoder().decode(PhotoChange.self, from: data)) != nil
             case .edit: (try? JSONDecoder().decode(EditChange.self, from: data)) != nil
+            case .push: (try? JSONDecoder().decode(PushChange.self, from: data)) != nil
             }
             guard readable else { throw JobError("the plan file's photo \(photo) has no \(kind.rawValue) change that can be read") }
             rows.append((photo, seq, String(decoding: data, as: UTF8.self), status.rawValue, p["detail"] as? String))

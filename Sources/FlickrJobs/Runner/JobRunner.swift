@@ -1,7 +1,7 @@
 import FlickrAPI
 
 /// Any job, run or undone by the engine of its stored kind: the one place in the engine that maps
-/// a ``JobKind`` to its runner (``RetagRunner``, ``EditRunner``) and its undo planner
+/// a ``JobKind`` to its runner (``RetagRunner``, ``EditRunner``, ``PushRunner``) and its undo planner
 /// (``RetagPlanner``, ``EditPlanner``). The command line's and Lua's front ends configure this one
 /// value; a new kind of job adds a case here.
 public struct JobRunner: Sendable {
@@ -28,6 +28,10 @@ public struct JobRunner: Sendable {
             var runner = EditRunner(client: client, store: store)
             runner.settings = settings
             return try await runner.run(job, lock: lock, progress: progress, notice: notice, shouldStop: shouldStop)
+        case .push:
+            var runner = PushRunner(client: client, store: store)
+            runner.settings = settings
+            return try await runner.run(job, lock: lock, progress: progress, notice: notice, shouldStop: shouldStop)
         }
     }
 
@@ -37,6 +41,7 @@ public struct JobRunner: Sendable {
         switch try store.kind(of: job) {
         case .retag: .retag(try await RetagPlanner(client: client, store: store).planUndo(of: job, force: force))
         case .edit: .edit(try await EditPlanner(client: client, store: store).planUndo(of: job, force: force))
+        case .push: .push(try PushPlanner.planUndo(of: job, store: store))
         }
     }
 }
@@ -45,12 +50,14 @@ public struct JobRunner: Sendable {
 public enum PlannedUndo: Sendable {
     case retag(RetagPlanner.Result)
     case edit(EditPlanner.Result)
+    case push(PushPlanner.Result)
 
     /// The undo job's id.
     public var job: String {
         switch self {
         case .retag(let r): r.job
         case .edit(let r): r.job
+        case .push(let r): r.job ?? ""
         }
     }
 
@@ -59,6 +66,7 @@ public enum PlannedUndo: Sendable {
         switch self {
         case .retag(let r): r.changed
         case .edit(let r): r.changed
+        case .push(let r): r.changed
         }
     }
 
@@ -67,6 +75,7 @@ public enum PlannedUndo: Sendable {
         switch self {
         case .retag(let r): r.changed == 0 && r.conflicts == 0
         case .edit(let r): r.changed == 0 && r.conflicts == 0
+        case .push(let r): r.changed == 0 && r.reported == 0
         }
     }
 }

@@ -26,10 +26,16 @@ final class RunLink: Sendable {
     /// `client.call(method, arguments)`, waiting out an outage. Throws the call's
     /// ``FlickrError``, ``JobOutage`` or ``Stopped``.
     func call(_ method: String, _ arguments: [String: String], calls: inout Int) async throws -> FlickrNode {
+        try await send(calls: &calls) { [client] () async throws(FlickrError) in try await client.call(method, arguments) }
+    }
+
+    /// One request of any kind (a call, an upload, a download), waiting out an outage as
+    /// ``call(_:_:calls:)`` does. Throws the request's ``FlickrError``, ``JobOutage`` or ``Stopped``.
+    func send<T: Sendable>(calls: inout Int, _ request: @Sendable () async throws(FlickrError) -> T) async throws -> T {
         while true {
             let started = Date().timeIntervalSince1970
             do {
-                let answer = try await client.call(method, arguments)
+                let answer = try await request()
                 calls += 1
                 watch.withLock { $0.answered() }
                 return answer

@@ -1,3 +1,4 @@
+import FlickrJobs
 import Foundation
 
 /// `flickr backup --verify DIR`: re-hashes every file of a backup against its manifest, looks

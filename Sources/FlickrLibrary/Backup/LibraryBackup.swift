@@ -146,6 +146,8 @@ public struct LibraryBackup: Sendable {
                     progress: @escaping @Sendable (Progress) -> Void = { _ in }) async throws -> Summary {
         let started = Date()
         let state = try open()
+        // A push matches files against this backup's manifest by their hashes.
+        try? library.registerBackup(FolderWalk.realPath(layout.root) ?? layout.root)
         try state.setMeta("running", "\(getpid()) \(Int(started.timeIntervalSince1970))")
         var summary = Summary()
         try settlePending(state)

@@ -160,6 +160,30 @@ public final class LibraryStore: Sendable {
                 CREATE INDEX photo_views ON photo(views);
                 """)
         }
+        m.registerMigration("v4") { db in
+            // `flickr push`: every file it has seen (path, size, mtime, SHA-256; a file whose size
+            // and mtime did not change is not read again) and, for those on Flickr, the photo, its
+            // set and the metadata pushed; and the backup folders this library filled, whose
+            // manifests name photos by their originals' hashes.
+            try db.execute(sql: """
+                CREATE TABLE push_file (
+                    root TEXT NOT NULL,
+                    path TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    mtime REAL NOT NULL,
+                    sha256 TEXT NOT NULL,
+                    video INTEGER NOT NULL DEFAULT 0,
+                    photo TEXT,
+                    photoset TEXT,
+                    meta TEXT,            -- JSON: the metadata last pushed
+                    sidecar TEXT,         -- the sidecar's SIZE:MTIME when pushed
+                    job TEXT,             -- the push that uploaded it
+                    PRIMARY KEY (root, path)
+                );
+                CREATE INDEX push_file_sha ON push_file(sha256);
+                CREATE TABLE backup_folder (path TEXT PRIMARY KEY NOT NULL, seen REAL NOT NULL);
+                """)
+        }
         return m
     }
 

@@ -162,6 +162,8 @@ enum JobRunCommand {
             } else {
                 report = (EditReport.summary(r, tally: try EditReport.tally(r, store: store), budget: budget) + hint).joined(separator: "\n")
             }
+        case .push(let r):
+            report = try PushCommand.undoReport(r, store: store, diff: diff)
         }
         if report.hasSuffix("\n") { report.removeLast() }
         return (undo, report)
@@ -177,6 +179,7 @@ enum JobRunCommand {
             switch job.kind {
             case .retag: JobExecution.problems(try store.photos(of: id))
             case .edit: JobExecution.problems(try store.editPhotos(of: id))
+            case .push: JobExecution.problems(try store.pushSteps(of: id)).map { ($0.status, $0.photo.hasPrefix("file:") ? String($0.photo.dropFirst(5)) : $0.photo, $0.detail) }
             }
         })
     }

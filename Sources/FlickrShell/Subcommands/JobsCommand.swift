@@ -100,6 +100,9 @@ enum JobsCommand {
         case .edit:
             try store.editPhotos(of: job.id).map { ShownPhoto(id: $0.change.pre.photoID, status: $0.status, detail: $0.detail,
                                                               changes: ["changes": EditFieldChange.changes(of: $0.change).map(\.json)]) }
+        case .push:
+            try store.pushSteps(of: job.id).map { ShownPhoto(id: $0.change.photo ?? $0.change.path, status: $0.status, detail: $0.detail,
+                                                             changes: PushCommand.object($0.change)) }
         }
         var counts: [String: Int] = [:]
         for status in PhotoStatus.allCases { counts[status.rawValue] = 0 }

@@ -28,6 +28,7 @@ enum Subcommands {
             case "download": return try await DownloadCommand.run(arguments, invocation, environment)
             case "retag": return try await RetagCommand.run(arguments, invocation, environment)
             case "edit": return try await EditCommand.run(arguments, invocation, environment)
+            case "push": return try await PushCommand.run(arguments, invocation, environment)
             case "jobs": return try await JobsCommand.run(arguments, invocation, environment)
             case "sync": return try await SyncCommand.run(arguments, invocation, environment)
             case "find": return try await FindCommand.run(arguments, invocation, environment)

@@ -1,5 +1,6 @@
 import FlickrAPI
 import FlickrCommandLine
+import FlickrJobs
 import FlickrProtocol
 import Foundation
 

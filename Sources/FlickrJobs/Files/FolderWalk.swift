@@ -4,15 +4,21 @@ import Foundation
 /// symbolic links followed — a folder reached again through a link that leads back into itself
 /// is named as a loop, and a file reached twice (two links to it) is taken once — and every
 /// entry that cannot be read named with the reason.
-struct FolderWalk {
-    private(set) var files: [String] = []
-    private(set) var skipped: [(path: String, reason: String)] = []
+package struct FolderWalk {
+    package private(set) var files: [String] = []
+    package private(set) var skipped: [(path: String, reason: String)] = []
     /// Real paths of the files taken, and of the folders read.
     private var seenFiles: Set<String> = []
     private var seenFolders: [String: String] = [:]
 
+    /// Entries left out by their path (a push's `@eaDir`, `Thumbs.db`, `--ignore`), named in
+    /// ``skipped`` as ignored.
+    package var exclude: (@Sendable (String) -> Bool)?
+
+    package init() {}
+
     /// Reads `folder` (as named) and everything under it.
-    mutating func read(_ folder: String) {
+    package mutating func read(_ folder: String) {
         read(folder, ancestors: [])
     }
 
@@ -45,6 +51,10 @@ struct FolderWalk {
         }
         for name in entries where !name.hasPrefix(".") {
             let path = (folder as NSString).appendingPathComponent(name)
+            if let exclude, exclude(path) {
+                skipped.append((path, "ignored"))
+                continue
+            }
             var info = stat()
             guard stat(path, &info) == 0 else {
                 // lstat works but stat does not: a link to nothing (or to what cannot be reached).
@@ -65,7 +75,7 @@ struct FolderWalk {
     }
 
     /// The path with every link resolved, or nil (errno set).
-    static func realPath(_ path: String) -> String? {
+    package static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)

@@ -1,12 +1,13 @@
 import Crypto
 import Foundation
 
-/// SHA-256 of files and bytes, as the backup's manifest writes it (lower-case hex).
-enum FileDigest {
+/// SHA-256 of files and bytes, lower-case hex: the backup's manifest and a push's file
+/// identity.
+package enum FileDigest {
     /// The size and SHA-256 of the file at `path`, read in 1 MiB chunks (constant memory).
-    static func of(file path: String) throws(LibraryError) -> (size: Int64, sha256: String) {
+    package static func of(file path: String) throws(JobError) -> (size: Int64, sha256: String) {
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw LibraryError("cannot read \(path): \(String(cString: strerror(errno)))")
+            throw JobError("cannot read \(path): \(String(cString: strerror(errno)))")
         }
         defer { try? handle.close() }
         var hasher = SHA256()
@@ -17,15 +18,15 @@ enum FileDigest {
                 size += Int64(chunk.count)
             }
         } catch {
-            throw LibraryError("cannot read \(path): \(error.localizedDescription)")
+            throw JobError("cannot read \(path): \(error.localizedDescription)")
         }
         return (size, hex(hasher.finalize()))
     }
 
     /// The SHA-256 of `bytes`.
-    static func of(_ bytes: some DataProtocol) -> String { hex(SHA256.hash(data: bytes)) }
+    package static func of(_ bytes: some DataProtocol) -> String { hex(SHA256.hash(data: bytes)) }
 
-    static func hex(_ digest: some Sequence<UInt8>) -> String {
+    package static func hex(_ digest: some Sequence<UInt8>) -> String {
         digest.map { String(format: "%02x", $0) }.joined()
     }
 }
