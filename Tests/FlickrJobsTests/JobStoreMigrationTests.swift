@@ -65,7 +65,7 @@ struct JobStoreMigrationTests {
         }
         #expect(migrations == ["v1", "v2", "v3", "v4"] && calls == 1 && kinds == ["edit", "retag"], "\(migrations) \(calls) \(kinds)")
         // A kind this version does not know (a newer version's) is an error, never taken for another.
-        try DatabaseQueue(path: path).write { db in try db.execute(sql: "UPDATE job SET kind = 'push' WHERE id = 'retag-1'") }
+        try DatabaseQueue(path: path).write { db in try db.execute(sql: "UPDATE job SET kind = 'export' WHERE id = 'retag-1'") }
         #expect(throws: JobError.self) { try JobStore(path: path).jobs() }
         #expect(throws: JobError.self) { try JobStore(path: path).kind(of: "retag-1") }
     }

@@ -64,6 +64,20 @@ struct PushCommandTests {
         return (photos["photoset"]?["photo"]?.array ?? []).map { ($0["id"]?.string ?? "", $0["title"]?.text ?? "") }
     }
 
+    /// A `flickr-sandbox` process with `seed`, and what `body` needs: the environment for
+    /// `flickr` (Alice's token, which may delete: undo and --delete delete photos), a client,
+    /// and the account's photo count before the test.
+    static func serve(_ world: CommandWorld, seed: URL, log: URL,
+                      _ body: ([String: String], FlickrClient, Int) async throws -> Void) async throws {
+        try await SandboxWorld.withProcess(seed: .file(seed), accessLog: log, environment: world.environment) { sandbox in
+            var env = sandbox.environment(world.environment)
+            env["XDG_DATA_HOME"] = world.directory.path + "/data"
+            (env["FLICKR_OAUTH_TOKEN"], env["FLICKR_OAUTH_TOKEN_SECRET"]) = (LibraryWorld.deleteToken.token, LibraryWorld.deleteToken.secret)
+            let client = Self.client(env)
+            try await body(env, client, try await Self.photoCount(client))
+        }
+    }
+
     static func lines(_ out: String, _ action: String) -> [String] {
         out.split(separator: "\n").filter { $0.hasPrefix(action + " ") }.map(String.init)
     }
@@ -83,13 +97,7 @@ struct PushCommandTests {
         }
         let sidecar = dir.appendingPathComponent("2024/Iceland/p0000.xmp").path
         try Self.xmp(title: "From the sidecar", keywords: ["places|Iceland|Reykjavík", "sea"]).write(toFile: sidecar, atomically: true, encoding: .utf8)
-        try await SandboxWorld.withProcess(seed: .file(seed), accessLog: log, environment: world.environment) { sandbox in
-            var env = sandbox.environment(world.environment)
-            env["XDG_DATA_HOME"] = world.directory.path + "/data"
-            // Alice's token may delete (undo and --delete delete photos).
-            (env["FLICKR_OAUTH_TOKEN"], env["FLICKR_OAUTH_TOKEN_SECRET"]) = (LibraryWorld.deleteToken.token, LibraryWorld.deleteToken.secret)
-            let client = Self.client(env)
-            let before = try await Self.photoCount(client)
+        try await Self.serve(world, seed: seed, log: log) { env, client, before in
 
             // First push: 200 uploads, each folder's set in file-name order.
             let plan = try await Self.flickr(["push", "plan", dir.path], env)
@@ -189,13 +197,7 @@ struct PushCommandTests {
         let log = world.directory.appendingPathComponent("access.jsonl")
         let dir = world.directory.appendingPathComponent("Photos")
         try await Self.tree(dir, salt: "k", ["A=30", "B=30"])
-        try await SandboxWorld.withProcess(seed: .file(seed), accessLog: log, environment: world.environment) { sandbox in
-            var env = sandbox.environment(world.environment)
-            env["XDG_DATA_HOME"] = world.directory.path + "/data"
-            // Alice's token may delete (undo and --delete delete photos).
-            (env["FLICKR_OAUTH_TOKEN"], env["FLICKR_OAUTH_TOKEN_SECRET"]) = (LibraryWorld.deleteToken.token, LibraryWorld.deleteToken.secret)
-            let client = Self.client(env)
-            let before = try await Self.photoCount(client)
+        try await Self.serve(world, seed: seed, log: log) { env, client, before in
             let plan = try await Self.flickr(["push", "plan", dir.path], env)
             #expect(plan.status == 1, "\(plan.stderr)")
 
