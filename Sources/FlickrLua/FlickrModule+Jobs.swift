@@ -46,9 +46,14 @@ extension FlickrModule {
         define(state, jobs, "_run", path: "jobs.run") { call in try self.runJob(call) }
         define(state, jobs, "_photos", path: "jobs.photos") { call in
             let job = try call.string(1), store = try self.jobStore()
-            if try store.kind(of: job) == .edit {
+            switch try store.kind(of: job) {
+            case .edit:
                 try call.state.push(Self.editPhotosValue(try store.editPhotos(of: job)))
                 return .results(1)
+            case .push:
+                try call.state.push(LuaValue.array(try store.pushSteps(of: job).map(Self.pushStepValue)))
+                return .results(1)
+            case .retag: break
             }
             let photos = try store.photos(of: job)
             try call.state.push(LuaValue.array(photos.map { p in

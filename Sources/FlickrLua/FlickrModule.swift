@@ -72,6 +72,7 @@ final class FlickrModule {
         installConfiguration(state, flickr)
         installJobs(state, flickr)
         installEdit(state, flickr)
+        installPush(state, flickr)
         installLibrary(state, flickr)
         try installLuaPart(state, flickr)
         // The module itself answers a name it lacks as its namespaces do: `flickr.nope.foo{}`

@@ -44,9 +44,12 @@ struct PushCommandTests {
                                             endpoints: Endpoints(baseURL: env["FLICKR_ENDPOINT"]!)))
     }
 
-    /// Requests to a path in the access log (`/services/upload/`, `/services/replace/`).
-    static func count(_ log: URL, path: String) -> Int {
-        ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.contains("\"path\": \"\(path)\"") }.count
+    /// Requests to a path in the access log (`/services/upload/`, `/services/replace/`), those
+    /// answered `stat` (ok, fail) when given.
+    static func count(_ log: URL, path: String, stat: String? = nil) -> Int {
+        ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").filter { line in
+            line.contains("\"path\": \"\(path)\"") && (stat.map { line.contains("\"stat\": \"\($0)\"") } ?? true)
+        }.count
     }
 
     /// The account's photo count, as Flickr gives it.
@@ -100,11 +103,14 @@ struct PushCommandTests {
         try await Self.serve(world, seed: seed, log: log) { env, client, before in
 
             // First push: 200 uploads, each folder's set in file-name order.
-            let plan = try await Self.flickr(["push", "plan", dir.path], env)
+            let planFile = world.directory.appendingPathComponent("plan.json")
+            let plan = try await Self.flickr(["push", "plan", dir.path, "--out", planFile.path], env)
             #expect(plan.status == 1, "\(plan.stderr)")
             #expect(Self.lines(plan.stdout, "upload").count == 200, "\(plan.stdout.suffix(2000))")
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: planFile)) as? [String: Any])
+            #expect((document["photos"] as? [[String: Any]])?.count == 200 && document["job"] as? String != nil, "\(document.keys)")
             #expect(Self.lines(plan.stdout, "ignored").count == 3 && !plan.stdout.contains(".hidden"), "\(plan.stdout.prefix(600))")
-            let apply = try await Self.flickr(["push", "apply", "last", "--yes"], env)
+            let apply = try await Self.flickr(["push", "apply", planFile.path, "--yes"], env)
             #expect(apply.status == 0, "\(apply.stdout) \(apply.stderr)")
             #expect(Self.count(log, path: "/services/upload/") == 200)
             #expect(try await Self.photoCount(client) == before + 200)
@@ -227,11 +233,52 @@ struct PushCommandTests {
             #expect(kills >= 10, "the job ended after \(kills) kills")
             // Every file once: the account grew by the files, whatever was sent again and answered as a duplicate.
             #expect(try await Self.photoCount(client) == before + 60)
-            #expect(Self.count(log, path: "/services/upload/") >= 60)
+            // The access log: 60 uploads stored; every other one was answered as a duplicate (code 9).
+            let uploads = Self.count(log, path: "/services/upload/"), stored = Self.count(log, path: "/services/upload/", stat: "ok")
+            #expect(stored == 60 && uploads >= 60, "\(stored) of \(uploads) uploads stored")
+            #expect(uploads - stored == ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n")
+                    .filter { $0.contains("\"path\": \"/services/upload/\"") && $0.contains("\"code\": 9") }.count)
             #expect(try await Self.set("A", client)?.map(\.title) == (0..<30).map { String(format: "p%04d", $0) })
             #expect(try await Self.set("B", client)?.count == 30)
             let again = try await Self.flickr(["push", "plan", dir.path], env)
             #expect(again.status == 0 && again.stdout.contains("nothing to push"), "\(again.stdout.suffix(500))")
+        }
+    }
+
+    @Test("flickr.push.plan in Lua is push plan's plan: its steps and lines as tables, :apply() runs it as flickr push apply does, a second plan has no job; bad options are usage errors before any request")
+    func luaPlan() async throws {
+        let world = try CommandWorld("push-lua")
+        defer { try? FileManager.default.removeItem(at: world.directory) }
+        let seed = try LibraryWorld(count: 5, seed: "push-lua").writeSeed(in: world.directory)
+        let log = world.directory.appendingPathComponent("access.jsonl")
+        let dir = world.directory.appendingPathComponent("Photos")
+        try await Self.tree(dir, salt: "l", ["Trip=4", ".=2"])
+        let script = world.directory.appendingPathComponent("push.lua")
+        try """
+        local dir = ...
+        local plan = flickr.push.plan{ dirs = { dir }, sets = "folder", tags = "fromlua", ignore = { "nothing*" } }
+        print("job", plan.job ~= nil, "steps", #plan.steps, "upload", plan.counts.upload, "lines", #plan.lines)
+        for _, s in ipairs(plan.steps) do print("step", s.action, s.path, s.set) end
+        local done = plan:apply()
+        print("applied", done.state, done.done, done.kind)
+        local again = flickr.push.plan{ dirs = { dir } }
+        print("again", again.job == nil, again.counts.skip, again.hashed)
+        local ok, err = pcall(flickr.push.plan, { dirs = { dir }, colour = "red" })
+        print("bad", ok, err.kind, tostring(err.message):match("colour") ~= nil)
+        ok, err = pcall(flickr.push.plan, { dirs = { dir .. "/missing" }, delete = true })
+        print("missing", ok, err.kind)
+        """.write(to: script, atomically: true, encoding: .utf8)
+        try await Self.serve(world, seed: seed, log: log) { env, client, before in
+            let run = try await Self.flickr([script.path, dir.path], env)
+            #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+            let out = run.stdout
+            #expect(out.contains("job\ttrue\tsteps\t6\tupload\t6\tlines\t6"), "\(out)")
+            #expect(out.contains("step\tupload\tTrip/p0000.jpg\tTrip") && out.contains("step\tupload\tp0000.jpg\tPhotos"), "\(out)")
+            #expect(out.contains("applied\tdone\t6\tpush"), "\(out)")
+            #expect(out.contains("again\ttrue\t6\t0"), "\(out)")
+            #expect(out.contains("bad\tfalse\tusage\ttrue") && out.contains("missing\tfalse\tusage"), "\(out)")
+            #expect(try await Self.photoCount(client) == before + 6)
+            #expect(try await Self.set("Trip", client)?.count == 4)
         }
     }
 }

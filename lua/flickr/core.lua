@@ -379,6 +379,27 @@ return function(flickr, Error, Help)
     return plan
   end
 
+  ---------------------------------------------------------------------------------------------
+  -- flickr.push.plan{ dirs = {…}, sets = "folder"|"none"|TITLE, tags, privacy, license, safety,
+  -- hidden, replace, delete, ignore = {…}, keywords = "full", title_from_filename } → a plan
+  -- (reads only; the job is stored when there is something to do): plan.job (nil: nothing to
+  -- do), plan.steps (each { action, path, photo, from, set, leaves_set, groups, status }),
+  -- plan.lines (each file's { action, path, detail }), plan.counts, plan.calls, plan.apply_calls,
+  -- plan.hashed; plan:apply{ progress = function(done, total) … end } → the job's summary.
+  -- The Swift half (FlickrModule+Push.swift) is `flickr push plan`'s planner.
+  local push = flickr.push
+  local PushPlan = {}
+  PushPlan.__index = PushPlan
+
+  function PushPlan:apply(opts)
+    if not self.job then return nil end
+    return jobs._run(self.job, opts and opts.progress)
+  end
+
+  function push.plan(spec)
+    return setmetatable(push._plan(spec), PushPlan)
+  end
+
   function jobs.resume(id, progress) return jobs._run(id, progress) end
 
   function jobs.undo(id, progress)

@@ -138,7 +138,7 @@ extension FlickrClient {
 
     /// Refuses a call that needs `needed` when the context has no token at all, or a token
     /// known to hold less: Flickr would answer 99 (insufficient permissions) after the request.
-    static func checkPermission(_ needed: FlickrPermission, for name: String, context ctx: FlickrContext) throws(FlickrError) {
+    package static func checkPermission(_ needed: FlickrPermission, for name: String, context ctx: FlickrContext) throws(FlickrError) {
         let remedy = FlickrError.Remedy(commandLine: ": run `flickr login --perms \(needed.rawValue)`",
                                         swift: ": give the context an OAuth token granted \(needed.rawValue) permission "
                                             + "(FlickrContext(apiKey:sharedSecret:oauthToken:oauthTokenSecret:))")

@@ -69,7 +69,7 @@ public struct EditRunner: Sendable {
                         }
                         if call.method == "flickr.photosets.removePhoto", let set = call.arguments["photoset_id"] {
                             // Undo puts the photo back where it was: the set's order, before the job's first removal.
-                            try await rememberOrder(of: set, job: job, link: link, calls: &calls)
+                            try await JobSets(store: store).rememberOrder(of: set, job: job, link: link, calls: &calls)
                         }
                         var arguments = call.arguments
                         if call.method != "flickr.photos.removeTag" { arguments["photo_id"] = id }
@@ -95,53 +95,6 @@ public struct EditRunner: Sendable {
             }
         }
         return (.failed, "did not reach the planned values after \(attempts) attempts without progress", nil)
-    }
-
-    /// Records set `set`'s order and primary photo in the job, once, before the job first
-    /// takes a photo out of it (`photosets.getPhotos`, every page): what an undo restores.
-    func rememberOrder(of set: String, job: String, link: RunLink, calls: inout Int) async throws {
-        guard try store.setOrder(job, set: set) == nil else { return }
-        let (order, primary) = try await members(of: set, link: link, calls: &calls)
-        try store.recordSetOrder(job, set: set, SetOrder(photos: order, primary: primary))
-    }
-
-    /// Set `set`'s photos in their order, and its primary photo.
-    func members(of set: String, link: RunLink, calls: inout Int) async throws -> (photos: [String], primary: String?) {
-        var photos: [String] = []
-        var primary: String?
-        var page = 1
-        while true {
-            let rsp = try await link.call("flickr.photosets.getPhotos",
-                                          ["photoset_id": set, "per_page": "500", "page": String(page), "media": "all"], calls: &calls)
-            primary = rsp["photoset"]?["primary"]?.string ?? primary
-            photos += (rsp["photoset"]?["photo"]?.array ?? []).compactMap { $0["id"]?.string }
-            if page >= (rsp["photoset"]?["pages"]?.int ?? 1) { break }
-            page += 1
-        }
-        return (photos, primary)
-    }
-
-    /// The end of an undo of an edit job: each set the job took photos out of gets back the
-    /// order and primary photo it had before (the photos put back rejoined it at the end). A
-    /// photo added to the set since keeps its place after those the job knew; a set already in
-    /// that order costs one read and no write.
-    func restoreOrders(undoing parent: String, link: RunLink, calls: inout Int) async throws {
-        for (set, before) in try store.setOrders(parent) {
-            let now: (photos: [String], primary: String?)
-            do {
-                now = try await members(of: set, link: link, calls: &calls)
-            } catch let error as FlickrError where error.kind == .api && FlickrErrorCode.photoNotFound.matches(error.code) {
-                continue  // The set is gone (its last photo left it): nothing to order.
-            }
-            let order = SetOrder.restored(before.photos, current: now.photos)
-            if order != now.photos {
-                _ = try await link.call("flickr.photosets.reorderPhotos",
-                                        ["photoset_id": set, "photo_ids": order.joined(separator: ",")], calls: &calls)
-            }
-            if let primary = before.primary, primary != now.primary, now.photos.contains(primary) {
-                _ = try await link.call("flickr.photosets.setPrimaryPhoto", ["photoset_id": set, "photo_id": primary], calls: &calls)
-            }
-        }
     }
 
     /// Whether an error proves the write did not happen: Flickr refused it (not a set's
@@ -225,7 +178,7 @@ extension EditRunner: PhotoWork {
 
     func finish(_ job: String, undoOf parent: String?, link: RunLink, calls: inout Int) async throws {
         guard let parent else { return }
-        try await restoreOrders(undoing: parent, link: link, calls: &calls)
+        try await JobSets(store: store).restoreOrders(undoing: parent, link: link, calls: &calls)
     }
 
     func settled(_ entry: EditJobPhoto, _ status: PhotoStatus, _ final: PhotoMetadata?) {

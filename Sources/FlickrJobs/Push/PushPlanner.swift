@@ -47,6 +47,8 @@ public struct PushPlanner: Sendable {
         public var hashedBytes: Int64 = 0
         public var hashSeconds = 0.0
         public var warnings: [String] = []
+        /// Each file's line, when the front end keeps them (Lua's plan).
+        public var lines: [Line] = []
 
         /// Steps planned, all kinds.
         public var changed: Int { steps.values.reduce(0, +) }
@@ -68,6 +70,9 @@ public struct PushPlanner: Sendable {
     public func plan(_ spec: PushSpec, line: (Line) -> Void = { _ in }) async throws -> Result {
         try spec.check()
         let roots = try Self.roots(spec)
+        // A push writes (and with --delete deletes): a login that may not is refused before any request.
+        try FlickrClient.checkPermission(spec.delete ? .delete : .write, for: spec.delete ? "flickr.photos.delete" : "flickr.photos.upload",
+                                         context: client.context)
         var result = Result()
         let sentBefore = client.requestsSent
         _ = try await ledger.refresh()

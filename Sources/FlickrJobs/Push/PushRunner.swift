@@ -204,6 +204,13 @@ struct PushRunner: PhotoWork {
     private func moveSets(_ c: PushChange, photo: String, job: String, link: RunLink, calls: inout Int) async throws {
         guard c.joinSet != c.leaveSet else { return }
         if let leave = c.leaveSet, let id = try await setID(leave, job: job, link: link, calls: &calls) {
+            // What an undo puts back: the set's order and primary photo before the job took one out.
+            do {
+                try await JobSets(store: store).rememberOrder(of: id, job: job, link: link, calls: &calls)
+            } catch let error as FlickrError where error.kind == .api && FlickrErrorCode.photoNotFound.matches(error.code) {
+                // The set is gone on Flickr: nothing to take the photo out of.
+                return try await joinOnly(c, photo: photo, job: job, link: link, calls: &calls)
+            }
             do {
                 _ = try await link.call("flickr.photosets.removePhoto", ["photoset_id": id, "photo_id": photo], calls: &calls)
             } catch let error as FlickrError where error.kind == .api
@@ -211,7 +218,18 @@ struct PushRunner: PhotoWork {
                 // Not in it (any more): nothing to take out.
             }
         }
+        try await joinOnly(c, photo: photo, job: job, link: link, calls: &calls)
+    }
+
+    private func joinOnly(_ c: PushChange, photo: String, job: String, link: RunLink, calls: inout Int) async throws {
         if let set = c.joinSet { try await join(set, photo: photo, job: job, link: link, calls: &calls) }
+    }
+
+    /// The undo's last step: each set the job took photos out of gets its order and primary
+    /// photo back (``JobSets/restoreOrders(undoing:link:calls:)``, as an edit's undo).
+    func finish(_ job: String, undoOf parent: String?, link: RunLink, calls: inout Int) async throws {
+        guard let parent else { return }
+        try await JobSets(store: store).restoreOrders(undoing: parent, link: link, calls: &calls)
     }
 
     /// The id of the set titled `title`: one this job created, or the library's.

@@ -31,6 +31,15 @@ public struct LibraryJobSource: JobSource {
         return LibraryJobSource(store: store, client: client)
     }
 
+    /// The source for jobs of `client`'s account, its library opened (made when there is none:
+    /// the first ``refresh()`` is then a first sync) and remembered for the endpoint.
+    public static func opened(for client: FlickrClient, environment: [String: String]) async throws -> LibraryJobSource {
+        let nsid = try await LibrarySync.account(of: client)
+        let store = try LibraryStore(path: LibraryStore.path(for: nsid, in: LibraryStore.directory(environment: environment)), account: nsid)
+        LibraryStore.remember(nsid, endpoint: client.context.endpoints.rest, environment: environment)
+        return LibraryJobSource(store: store, client: client)
+    }
+
     public func refresh() async throws -> Int {
         var sync = LibrarySync(client: client, store: store)
         // Only a library that was synced deep keeps its raw tags current.

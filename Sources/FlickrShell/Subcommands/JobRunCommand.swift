@@ -230,7 +230,7 @@ enum JobRunCommand {
         if FileManager.default.fileExists(atPath: word) {
             guard let data = FileManager.default.contents(atPath: word),
                   let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let id = object["job"] as? String else {
-                throw Invocation.UsageError(message: "\(word) is not a plan written by flickr retag plan --out or flickr edit plan --out")
+                throw Invocation.UsageError(message: "\(word) is not a plan written by flickr retag plan --out, flickr edit plan --out or flickr push plan --out")
             }
             if let held = try? store.job(id) { return held }
             // Planned on another machine (or before this database was made): the file carries the job.

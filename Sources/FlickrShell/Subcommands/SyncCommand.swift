@@ -47,9 +47,8 @@ enum SyncCommand {
     /// The account's library (its NSID from `flickr.test.login`, remembered for the endpoint so
     /// that queries need no call) and its lock, or nil with the holder named on stderr.
     static func open(_ client: FlickrClient, _ env: [String: String], command: String) async throws -> (LibraryStore, RunnerLock?) {
-        let nsid = try await LibrarySync.account(of: client)
-        let store = try LibraryStore(path: LibraryStore.path(for: nsid, in: LibraryStore.directory(environment: env)), account: nsid)
-        LibraryStore.remember(nsid, endpoint: client.context.endpoints.rest, environment: env)
+        let store = try await LibraryJobSource.opened(for: client, environment: env).store
+        let nsid = store.account
         let jobs = try JobStore(path: JobStore.defaultPath(environment: env))
         do {
             return (store, try store.lock(command: command, jobs: jobs))
