@@ -166,6 +166,8 @@ extension FlickrModule {
             throw FlickrError.usage(e.message, method: function)
         } catch let e as RunnerLock.Busy {
             throw FlickrError.usage(e.description, method: function)
+        } catch let e as PushFolderBusy {
+            throw FlickrError.usage(e.description, method: function)
         } catch let e as EditSpecError {
             throw FlickrError.usage(e.message, method: function)
         }

@@ -62,6 +62,10 @@ def main():
             wall, out, _ = run([flickr, "push", "apply", "last", "--yes"], env, tmp, "apply")
             rows.append(("apply: %d uploads" % args.files, "%.1f s" % wall, "(one upload per file)", True))
             run([flickr, "push", "plan", photos, "--sets", "none"], env, tmp, "plan2")  # its sync reads the uploads
+            # A sync reads again what changed in the 300 s before the last one (its margin for clocks
+            # that disagree): the unchanged plan is timed once the uploads are older than that, as
+            # a push run the next day finds them.
+            time.sleep(305)
             wall, out, _ = run([flickr, "push", "plan", photos, "--sets", "none"], env, tmp, "plan3")
             hashed = re.search(r"(\d+) files? hashed", out)
             ok = wall <= 10 and 0 <= calls(out) <= 5 and hashed and hashed.group(1) == "0"
@@ -76,9 +80,14 @@ def main():
             t = time.perf_counter()
             subprocess.run(["sha256sum"] + [os.path.join(big, f) for f in sorted(os.listdir(big))], stdout=subprocess.DEVNULL, check=True)
             reference = time.perf_counter() - t
+            # The plan says how long its hashing took (the rest of its wall time is the walk, the
+            # sync and the metadata reads).
+            m = re.search(r"hashed \([^)]* in ([0-9.]+) s", out)
+            hashing = float(m.group(1)) if m else wall
             rows.append(("hashing %d files, %d MiB" % (args.big, total >> 20),
-                         "push plan %.0f MB/s, sha256sum %.0f MB/s" % (total / wall / 1e6, total / reference / 1e6),
-                         "goal: the disk's speed (sha256sum's)", wall <= reference * 1.5))
+                         "push plan hashing %.0f MB/s (whole plan %.0f MB/s), sha256sum %.0f MB/s"
+                         % (total / hashing / 1e6, total / wall / 1e6, total / reference / 1e6),
+                         "goal: the disk's speed (sha256sum's)", hashing <= reference * 1.1))
         finally:
             s.stop()
     print_rows(rows)

@@ -4,21 +4,25 @@ import Foundation
 /// SHA-256 of files and bytes, lower-case hex: the backup's manifest and a push's file
 /// identity.
 package enum FileDigest {
-    /// The size and SHA-256 of the file at `path`, read in 1 MiB chunks (constant memory).
+    /// The size and SHA-256 of the file at `path`, read in 1 MiB chunks into one buffer
+    /// (constant memory, no allocation per chunk: a push hashes at the disk's speed).
     package static func of(file path: String) throws(JobError) -> (size: Int64, sha256: String) {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw JobError("cannot read \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { try? handle.close() }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw JobError("cannot read \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
+        defer { buffer.deallocate() }
         var hasher = SHA256()
         var size: Int64 = 0
-        do {
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                hasher.update(data: chunk)
-                size += Int64(chunk.count)
+        while true {
+            let n = read(fd, buffer.baseAddress, buffer.count)
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw JobError("cannot read \(path): \(String(cString: strerror(errno)))")
             }
-        } catch {
-            throw JobError("cannot read \(path): \(error.localizedDescription)")
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<n]))
+            size += Int64(n)
         }
         return (size, hex(hasher.finalize()))
     }

@@ -297,8 +297,19 @@ struct PushRunner: PhotoWork {
 
 extension JobStore {
     /// Takes the push lock of folder `root` (a real path) for this process, held while a push
-    /// of it is planned or run; throws ``RunnerLock/Busy`` naming the holder.
+    /// of it is planned or run; throws ``PushFolderBusy`` naming the holder.
     public func lockPushedFolder(_ root: String, command: String) throws -> RunnerLock {
-        try RunnerLock.acquire("push-" + FileDigest.of(Data(root.utf8)).prefix(24), in: locks, command: command)
+        do {
+            return try RunnerLock.acquire("push-" + FileDigest.of(Data(root.utf8)).prefix(24), in: locks, command: command)
+        } catch let busy as RunnerLock.Busy {
+            throw PushFolderBusy(folder: root, holder: busy.holder)
+        }
     }
+}
+
+/// Another process pushes this folder (its plan or its apply): one push of a folder at a time.
+public struct PushFolderBusy: Error, Sendable, CustomStringConvertible {
+    public var folder: String
+    public var holder: RunnerLock.Holder?
+    public var description: String { "\(folder) is being pushed by \(holder?.description ?? "another process")" }
 }

@@ -173,7 +173,18 @@ enum JobRunCommand {
     static func execute(_ job: JobSummary, lock: RunnerLock, opened: Subcommands.OpenSession, store: JobStore, front: Front,
                         events: Bool, maxOutage: Double, env: [String: String]) async throws -> Int32 {
         let run = try runner(job, opened: opened, store: store, front: front, maxOutage: maxOutage, env: env)
-        return try await JobExecution.execute(job.id, name: front.name, events: events, run: { progress, notice, shouldStop in
+        do {
+            return try await execute(job, run: run, lock: lock, store: store, front: front, events: events)
+        } catch let busy as PushFolderBusy {
+            // Another push of one of its folders runs: the job is as it was, to run later.
+            FileHandleOutput.standardError("flickr \(front.name): \(busy)\n")
+            return RetagCommand.tryLater
+        }
+    }
+
+    private static func execute(_ job: JobSummary, run: @escaping Run, lock: RunnerLock, store: JobStore, front: Front,
+                                events: Bool) async throws -> Int32 {
+        try await JobExecution.execute(job.id, name: front.name, events: events, run: { progress, notice, shouldStop in
             try await run(lock, progress, notice, shouldStop)
         }, problems: { id in
             switch job.kind {

@@ -82,8 +82,8 @@ enum PushCommand {
         for root in try PushPlanner.roots(spec) {
             do {
                 folderLocks.append(try store.lockPushedFolder(root, command: "flickr push plan"))
-            } catch let busy as RunnerLock.Busy {
-                FileHandleOutput.standardError("flickr push: \(root) is being pushed by \(busy.holder?.description ?? "another process")\n")
+            } catch let busy as PushFolderBusy {
+                FileHandleOutput.standardError("flickr push: \(busy)\n")
                 return RetagCommand.tryLater
             }
         }
@@ -100,7 +100,9 @@ enum PushCommand {
         summary.append("\(result.skipped) skip")
         if result.reported > 0 { summary.append("\(result.reported) reported (nothing done)") }
         print("plan: " + summary.joined(separator: ", ") + "; \(result.calls) call\(result.calls == 1 ? "" : "s") to plan, "
-              + "\(result.hashed) file\(result.hashed == 1 ? "" : "s") hashed (\(ProgressBar.mebibytes(result.hashedBytes)))")
+              + "\(result.hashed) file\(result.hashed == 1 ? "" : "s") hashed (\(ProgressBar.mebibytes(result.hashedBytes))"
+              + (result.hashSeconds > 0.05 ? String(format: " in %.1f s, %.0f MB/s", result.hashSeconds, Double(result.hashedBytes) / result.hashSeconds / 1e6) : "")
+              + ")")
         if let job = result.job {
             let time = secondsPerCall.map { " (about \(EditReport.duration(Double(result.applyCalls) * $0)) at the budget)" } ?? ""
             print("apply will cost about \(result.applyCalls) call\(result.applyCalls == 1 ? "" : "s")\(time): flickr push apply \(job)")
