@@ -79,6 +79,7 @@ extension FlickrModule {
         return asyncReturn(function, {
             try await Self.engineErrors(function) { () async throws -> PushPlanner.Result in
                 var spec = given
+                try PushPlanner.checkLogin(spec, client: client)
                 if let license {
                     spec.license = try EditSpec.license(license, among: try await EditPlanner.licenses(client: client))
                 }

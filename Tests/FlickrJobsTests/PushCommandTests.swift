@@ -245,7 +245,7 @@ struct PushCommandTests {
         }
     }
 
-    @Test("flickr.push.plan in Lua is push plan's plan: its steps and lines as tables, :apply() runs it as flickr push apply does, a second plan has no job; bad options are usage errors before any request")
+    @Test("flickr.push.plan in Lua is push plan's plan: its steps and lines as tables, :apply() runs it as flickr push apply does, a second plan has no job; bad options are usage errors before any request, and so is --delete with a login that may not delete")
     func luaPlan() async throws {
         let world = try CommandWorld("push-lua")
         defer { try? FileManager.default.removeItem(at: world.directory) }
@@ -279,6 +279,20 @@ struct PushCommandTests {
             #expect(out.contains("bad\tfalse\tusage\ttrue") && out.contains("missing\tfalse\tusage"), "\(out)")
             #expect(try await Self.photoCount(client) == before + 6)
             #expect(try await Self.set("Trip", client)?.count == 4)
+
+            // A login its profile says may write but not delete: --delete is refused before any request.
+            let profile = URL(fileURLWithPath: env["XDG_CONFIG_HOME"]! + "/flickr/profiles/default.json")
+            try FileManager.default.createDirectory(at: profile.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let fields = ["api_key": env["FLICKR_API_KEY"]!, "api_secret": env["FLICKR_API_SECRET"]!, "oauth_token": env["FLICKR_OAUTH_TOKEN"]!,
+                          "oauth_token_secret": env["FLICKR_OAUTH_TOKEN_SECRET"]!, "endpoint": env["FLICKR_ENDPOINT"]!, "perms": "write"]
+            try JSONSerialization.data(withJSONObject: fields).write(to: profile)
+            chmod(profile.path, 0o600)
+            var fromProfile = env
+            for key in ["FLICKR_API_KEY", "FLICKR_API_SECRET", "FLICKR_OAUTH_TOKEN", "FLICKR_OAUTH_TOKEN_SECRET", "FLICKR_ENDPOINT"] { fromProfile[key] = nil }
+            let sent = Self.count(log, path: "/services/rest/")
+            let refused = try await Self.flickr(["push", "plan", dir.path, "--delete"], fromProfile)
+            #expect(refused.status == 2 && refused.stderr.contains("flickr login --perms delete"), "\(refused.status) \(refused.stderr)")
+            #expect(Self.count(log, path: "/services/rest/") == sent, "a request was sent")
         }
     }
 }

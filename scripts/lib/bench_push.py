@@ -61,11 +61,11 @@ def main():
             rows.append(("first plan of %d new files" % args.files, "%.1f s, %d calls" % (wall, calls(out)), "(reads every file)", True))
             wall, out, _ = run([flickr, "push", "apply", "last", "--yes"], env, tmp, "apply")
             rows.append(("apply: %d uploads" % args.files, "%.1f s" % wall, "(one upload per file)", True))
-            run([flickr, "push", "plan", photos, "--sets", "none"], env, tmp, "plan2")  # its sync reads the uploads
-            # A sync reads again what changed in the 300 s before the last one (its margin for clocks
-            # that disagree): the unchanged plan is timed once the uploads are older than that, as
-            # a push run the next day finds them.
+            # A sync reads again what changed in the 300 s before the previous sync began (its margin
+            # for clocks that disagree): the sync before the timed plan begins once the uploads are
+            # older than that, as a push run the next day finds them.
             time.sleep(305)
+            run([flickr, "push", "plan", photos, "--sets", "none"], env, tmp, "plan2")  # its sync reads the uploads
             wall, out, _ = run([flickr, "push", "plan", photos, "--sets", "none"], env, tmp, "plan3")
             hashed = re.search(r"(\d+) files? hashed", out)
             ok = wall <= 10 and 0 <= calls(out) <= 5 and hashed and hashed.group(1) == "0"

@@ -70,9 +70,7 @@ public struct PushPlanner: Sendable {
     public func plan(_ spec: PushSpec, line: (Line) -> Void = { _ in }) async throws -> Result {
         try spec.check()
         let roots = try Self.roots(spec)
-        // A push writes (and with --delete deletes): a login that may not is refused before any request.
-        try FlickrClient.checkPermission(spec.delete ? .delete : .write, for: spec.delete ? "flickr.photos.delete" : "flickr.photos.upload",
-                                         context: client.context)
+        try Self.checkLogin(spec, client: client)
         var result = Result()
         let sentBefore = client.requestsSent
         _ = try await ledger.refresh()
@@ -109,10 +107,9 @@ public struct PushPlanner: Sendable {
                 continue
             }
             let absolute = f.root + "/" + f.path
-            guard let mime = MIMEType.forFile(atPath: absolute), UploadLimits.refusal(size: f.size, mime: mime) == nil, f.size > 0 else {
-                let mime = MIMEType.forFile(atPath: absolute)
-                let reason = f.size == 0 ? "empty file" : mime.flatMap { UploadLimits.refusal(size: f.size, mime: $0) }
-                    ?? "not a photo or video Flickr accepts"
+            let checked = MediaFile.check(absolute, size: f.size)
+            guard let mime = checked.mime, checked.refusal == nil else {
+                let reason = checked.refusal ?? "not a photo or video Flickr accepts"
                 result.reported += 1
                 line(Line(action: "ignored", path: f.path, detail: reason))
                 hashes.append("")
@@ -310,6 +307,13 @@ public struct PushPlanner: Sendable {
             throw error
         }
         return result
+    }
+
+    /// A push writes (and with `--delete` deletes): a login known to lack that is refused before
+    /// any request (front ends call this before they open the library, which asks who is logged in).
+    public static func checkLogin(_ spec: PushSpec, client: FlickrClient) throws(FlickrError) {
+        try FlickrClient.checkPermission(spec.delete ? .delete : .write, for: spec.delete ? "flickr.photos.delete" : "flickr.photos.upload",
+                                         context: client.context)
     }
 
     /// The folders as real paths; a missing one is refused (with `--delete`, saying why it matters).

@@ -123,6 +123,10 @@ enum JobRunCommand {
             return try await execute(pending, lock: lock, opened: opened, store: store, front: front, events: parsed.has("events"),
                                      maxOutage: maxOutage, env: env)
         }
+        // Taking back a push's uploads deletes photos: a login known to lack that is refused first.
+        if job.kind == .push, try store.pushSteps(of: job.id).contains(where: { $0.change.action == .upload && $0.status == .done }) {
+            try FlickrClient.checkPermission(.delete, for: "flickr.photos.delete", context: opened.session.client.context)
+        }
         let (planned, report) = try await planUndo(job, force: parsed.has("force"), diff: parsed.has("diff"), opened: opened, store: store)
         guard let lock = try take(planned.job, store: store, front: front, action: "undo") else { return RetagCommand.tryLater }
         let undo = try store.job(planned.job)

@@ -70,6 +70,7 @@ enum PushCommand {
         let (opened, store) = try await RetagCommand.open(inv, env, command: "push")
         defer { opened.close() }
         let client = opened.session.client
+        try PushPlanner.checkLogin(spec, client: client)
         if let license {
             spec.license = try EditSpec.license(license, among: try await EditPlanner.licenses(client: client))
         }

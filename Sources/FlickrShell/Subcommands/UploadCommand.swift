@@ -175,24 +175,10 @@ enum UploadCommand {
             }
             for file in files {
                 let size = (try? fm.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value ?? 0
-                let mime = MIMEType.forFile(atPath: file)
-                if access(file, R_OK) != 0 {
-                    // Not "not media": the file could not be read at all.
-                    plan.skipped.append((file, "unreadable: \(String(cString: strerror(errno)))"))
-                    if !isDirectory.boolValue { plan.namedSkipped += 1 }
-                } else if size == 0 {
-                    plan.skipped.append((file, "empty file"))
-                } else if let mime, let refusal = UploadLimits.refusal(size: size, mime: mime) {
-                    // Flickr's limits are known: refused before a byte is sent.
+                if let refusal = MediaFile.check(file, size: size).refusal {
                     plan.skipped.append((file, refusal))
-                    if !isDirectory.boolValue { plan.namedSkipped += 1 }
-                } else if mime == nil {
-                    // The content decides, not the name: a text file named .jpg is not sent.
-                    let reason = MIMEType.forFilename(file) != nil
-                        ? "named like a photo or video, but its content is not one Flickr accepts"
-                        : "not a photo or video Flickr accepts"
-                    plan.skipped.append((file, reason))
-                    if !isDirectory.boolValue { plan.namedSkipped += 1 }
+                    // A file named on the command line counts against the exit status (an empty one does not).
+                    if !isDirectory.boolValue, size > 0 || access(file, R_OK) != 0 { plan.namedSkipped += 1 }
                 } else {
                     plan.files.append((file, size))
                 }
