@@ -176,10 +176,12 @@ struct PushCommandTests {
             let jobs = try await Self.flickr(["jobs", "--json"], env).stdout
             let empty = world.directory.appendingPathComponent("empty")
             try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+            let sentBefore = Self.count(log, path: "/services/rest/")
             for target in [empty.path, world.directory.appendingPathComponent("unmounted").path] {
                 let refused = try await Self.flickr(["push", "plan", target, "--delete"], env)
                 #expect(refused.status == 2 && refused.stderr.contains(target), "\(target): \(refused.status) \(refused.stderr)")
             }
+            #expect(Self.count(log, path: "/services/rest/") == sentBefore, "a refused plan sent a request")
             #expect(try await Self.flickr(["jobs", "--json"], env).stdout == jobs, "a refused plan stored a job")
 
             // The library lost (a new machine): nothing goes up twice — Flickr's duplicate check names each photo.

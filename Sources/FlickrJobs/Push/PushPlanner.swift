@@ -73,8 +73,7 @@ public struct PushPlanner: Sendable {
         try Self.checkLogin(spec, client: client)
         var result = Result()
         let sentBefore = client.requestsSent
-        _ = try await ledger.refresh()
-        let owner = ledger.account
+        // The folders first: one that would make --delete delete everything is refused before any request.
         var found: [Found] = []
         for root in roots {
             let (files, ignored) = Self.walk(root, ignore: spec.ignore)
@@ -88,6 +87,8 @@ public struct PushPlanner: Sendable {
             }
             found += files
         }
+        _ = try await ledger.refresh()
+        let owner = ledger.account
         let records = Dictionary(try ledger.pushRecords(roots: roots).map { ($0.root + "\u{0}" + $0.path, $0) }) { a, _ in a }
         let pushed = try ledger.pushedHashes()
         let backups = try ledger.backupHashes()
@@ -325,6 +326,11 @@ public struct PushPlanner: Sendable {
                 throw JobError("\(dir): no such folder" + (spec.delete ? " (an unmounted disk looks like a deleted library; with --delete nothing is planned)" : ""))
             }
             guard isDirectory.boolValue else { throw JobError("\(dir) is a file, not a folder: push takes folders") }
+            // An unmounted disk's mount point is an empty folder: with --delete, refused at once.
+            if spec.delete, (try? FileManager.default.contentsOfDirectory(atPath: real))?.contains(where: { !$0.hasPrefix(".") }) != true {
+                throw JobError("\(dir) is empty, and --delete would delete every photo pushed from it "
+                               + "(an unmounted disk looks like a deleted library): nothing planned")
+            }
             if !roots.contains(real) { roots.append(real) }
         }
         return roots
