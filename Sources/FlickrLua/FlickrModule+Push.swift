@@ -22,11 +22,18 @@ extension FlickrModule {
     static let pushPlanKeys: Set<String> = ["dirs", "sets", "tags", "privacy", "license", "safety", "hidden", "replace", "delete",
                                             "ignore", "keywords", "title_from_filename"]
 
+    /// Adds `_plan` to `flickr.push`, which is also Flickr's own namespace (`flickr.push.subscribe`
+    /// and the other PuSH methods): the table the catalog made is kept, never replaced.
     func installPush(_ state: LuaState, _ flickr: Int32) {
-        state.newTable(record: 1)
+        if state.rawGet(field: "push", in: flickr) != .table {
+            state.pop()
+            state.newTable(record: 1)
+            state.pushCopy(of: -1)
+            state.rawSet(field: "push", in: flickr)
+        }
         let push = state.top
         define(state, push, "_plan", path: "push.plan") { call in try self.planPush(call) }
-        state.rawSet(field: "push", in: flickr)
+        state.pop()
     }
 
     /// Reads `flickr.push.plan{…}`'s options into a spec, every key checked before any request;

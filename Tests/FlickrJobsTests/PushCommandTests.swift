@@ -194,6 +194,12 @@ struct PushCommandTests {
             #expect(try await Self.photoCount(client) == before + 203)
             let settled = try await Self.flickr(["push", "plan", dir.path, "--sets", "none"], env)
             #expect(settled.status == 0 && settled.stdout.contains(" 0 files hashed"), "\(settled.stdout.suffix(500))")
+
+            // --delete deletes only what a push uploaded: these photos were found on Flickr by the duplicate check.
+            try FileManager.default.removeItem(at: dir.appendingPathComponent("p0001.jpg"))
+            let gone = try await Self.flickr(["push", "plan", dir.path, "--sets", "none", "--delete"], env)
+            #expect(Self.lines(gone.stdout, "delete").isEmpty && Self.lines(gone.stdout, "gone").count == 1
+                    && gone.stdout.contains("this push did not upload it"), "\(gone.stdout.suffix(600))")
         }
     }
 
@@ -244,6 +250,10 @@ struct PushCommandTests {
             #expect(try await Self.set("B", client)?.count == 30)
             let again = try await Self.flickr(["push", "plan", dir.path], env)
             #expect(again.status == 0 && again.stdout.contains("nothing to push"), "\(again.stdout.suffix(500))")
+            // Every upload, resent or not, is known as this job's: its undo deletes all 60, and only them.
+            let undo = try await Self.flickr(["push", "undo", "last", "--yes"], env)
+            #expect(undo.status == 0, "\(undo.stdout) \(undo.stderr)")
+            #expect(try await Self.photoCount(client) == before)
         }
     }
 

@@ -279,6 +279,38 @@ function RetagPlan:apply(opts) end
 ---@field changes? flickr.EditChanges
 ---@field rule? fun(photo: flickr.LibraryPhoto): flickr.EditChanges?
 
+---The table of `flickr.push.plan` (CLI.md's `flickr push plan` options).
+---@class flickr.PushSpec
+---@field dirs string|string[] the folders
+---@field sets? "folder"|"none"|string the set of each photo: its folder's, none, or this title
+---@field tags? string tags every upload gets
+---@field privacy? "public"|"private"|"friends"|"family"|"friends,family"
+---@field license? integer|string
+---@field safety? "safe"|"moderate"|"restricted"
+---@field hidden? boolean
+---@field replace? boolean replace a photo whose file's bytes changed
+---@field delete? boolean delete a photo this push uploaded whose file is gone
+---@field ignore? string|string[] globs over the path relative to the folder (or the name)
+---@field keywords? "full" hierarchical keywords whole
+---@field title_from_filename? boolean
+
+---A push job's plan.
+---@class flickr.PushPlan
+---@field job? string nil when there is nothing to do
+---@field steps { action: "upload"|"move"|"replace"|"meta"|"delete", path: string, root: string, photo?: string, from?: string, set?: string, leaves_set?: string, groups: string[], sha256: string, size: integer, status: string }[]
+---@field lines { action: string, path: string, detail?: string }[]
+---@field counts table<string, integer>
+---@field calls integer
+---@field apply_calls integer
+---@field hashed integer
+---@field hashed_bytes integer
+---@field warnings string[]
+local PushPlan = {}
+---Runs the job; returns its summary, as flickr.jobs.list() gives it (nil when there is no job).
+---@param opts? { progress: fun(done: integer, total: integer) }
+---@return flickr.JobSummary?
+function PushPlan:apply(opts) end
+
 ---An edit job's plan.
 ---@class flickr.EditPlan
 ---@field job string
@@ -539,6 +571,12 @@ flickr.edit = {}
 ---@param spec flickr.EditSpec
 ---@return flickr.EditPlan
 function flickr.edit.plan(spec) end
+--@@ helper push.plan
+---Plans a push of photo folders, as `flickr push plan` (reads only; the job is stored when there
+---is something to do).
+---@param spec flickr.PushSpec
+---@return flickr.PushPlan
+function flickr.push.plan(spec) end
 --@@ helper jobs
 ---The retag and edit jobs of this machine.
 flickr.jobs = {}

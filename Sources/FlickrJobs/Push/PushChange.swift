@@ -69,8 +69,9 @@ public struct PushChange: Sendable, Hashable, Codable {
     /// The folder pushed (its real path), and the file's path relative to it.
     public var root: String
     public var path: String
-    /// A move's path before.
+    /// A move's path before, and its folder when another of the push's folders held it.
     public var from: String?
+    public var fromRoot: String?
     public var size: Int64
     /// The file's modification time (seconds since 1970).
     public var mtime: Double

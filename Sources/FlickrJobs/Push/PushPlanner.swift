@@ -203,7 +203,7 @@ public struct PushPlanner: Sendable {
                         }
                         let now = try meta(f, spec: spec, warnings: &result.warnings).target
                         change.meta = now
-                        change.writes = Self.writes(from: known.meta ?? PushMeta(), to: now)
+                        change.writes = try metaWrites(from: known.meta, to: now, photo: photo)
                         change.before = known.meta
                         change.joinSet = known.set
                         change.leaveSet = known.set
@@ -224,7 +224,15 @@ public struct PushPlanner: Sendable {
                     } else {
                         change.action = .move
                         change.from = known.path
+                        change.fromRoot = known.root
                         change.meta = known.meta
+                        change.before = known.meta
+                        if known.size != f.size || known.mtime != f.mtime || known.sidecar != f.sidecarStamp {
+                            // Moved and edited (a photo manager's move): its metadata goes too.
+                            let now = try meta(f, spec: spec, warnings: &result.warnings).target
+                            change.meta = now
+                            change.writes = try metaWrites(from: known.meta, to: now, photo: photo)
+                        }
                         change.leaveSet = known.set
                         change.joinSet = setTitle(f.root, f.path)
                         try add(change, "move", "from \(known.path)" + (change.joinSet != change.leaveSet
@@ -259,7 +267,7 @@ public struct PushPlanner: Sendable {
                         change.key = photo
                         let now = try meta(f, spec: spec, warnings: &result.warnings).target
                         change.meta = now
-                        change.writes = Self.writes(from: record.meta ?? PushMeta(), to: now)
+                        change.writes = try metaWrites(from: record.meta, to: now, photo: photo)
                         change.before = record.meta
                         change.joinSet = record.set
                         change.leaveSet = record.set
@@ -279,14 +287,16 @@ public struct PushPlanner: Sendable {
             // Files pushed before and gone now: neither at their path nor anywhere else.
             let seen = Set(hashes)
             for r in records.values.sorted(by: { ($0.root, $0.path) < ($1.root, $1.path) }) {
-                guard let photo = r.photo, here[r.root + "\u{0}" + r.path] == nil, !seen.contains(r.sha256) else { continue }
+                guard let photo = r.photo, here[r.root + "\u{0}" + r.path] == nil, !seen.contains(r.sha256),
+                      Self.isGone(r.root, r.path, ignore: spec.ignore) else { continue }
                 guard live.contains(photo) else {
                     try ledger.forget(root: r.root, path: r.path)
                     continue
                 }
-                guard spec.delete else {
+                guard spec.delete, r.job != nil else {
                     result.reported += 1
-                    line(Line(action: "gone", path: r.path, detail: "photo \(photo) stays on Flickr; --delete deletes it"))
+                    line(Line(action: "gone", path: r.path, detail: "photo \(photo) stays on Flickr"
+                              + (r.job == nil ? " (this push did not upload it: --delete leaves it)" : "; --delete deletes it")))
                     continue
                 }
                 var change = PushChange(action: .delete, key: photo, root: r.root, path: r.path, size: r.size, mtime: r.mtime,
@@ -315,6 +325,36 @@ public struct PushPlanner: Sendable {
     public static func checkLogin(_ spec: PushSpec, client: FlickrClient) throws(FlickrError) {
         try FlickrClient.checkPermission(spec.delete ? .delete : .write, for: spec.delete ? "flickr.photos.delete" : "flickr.photos.upload",
                                          context: client.context)
+    }
+
+    /// Whether the file pushed from `path` under `root` is gone: no such file (not one that cannot
+    /// be read, nor one `--ignore` now leaves out), in a folder that is not an empty one (an
+    /// unmounted disk's mount point, reached through a link).
+    static func isGone(_ root: String, _ path: String, ignore: [String]) -> Bool {
+        let name = (path as NSString).lastPathComponent
+        if ignore.contains(where: { fnmatch($0, path, 0) == 0 || (!$0.contains("/") && fnmatch($0, name, 0) == 0) }) { return false }
+        var info = stat()
+        guard lstat(root + "/" + path, &info) != 0, errno == ENOENT else { return false }
+        var folder = ((root + "/" + path) as NSString).deletingLastPathComponent
+        while folder.count > root.count {
+            if FileManager.default.fileExists(atPath: folder) { break }
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+        return (try? FileManager.default.contentsOfDirectory(atPath: folder))?.contains(where: { !$0.hasPrefix(".") }) == true
+    }
+
+    /// The writes from the metadata last pushed to the file's now. Without a record of what was
+    /// pushed (a photo known from a backup) nothing is written: the file's metadata becomes the
+    /// record. A title or description the file does not give keeps the photo's own (setMeta
+    /// sets both), as the library knows it.
+    func metaWrites(from before: PushMeta?, to now: PushMeta, photo: String) throws -> PushWrites {
+        guard let before else { return PushWrites() }
+        var w = Self.writes(from: before, to: now)
+        if w.meta, now.title == nil || now.description == nil, let current = try ledger.metadata(of: [photo])[photo]?.metadata {
+            if now.title == nil { w.title = current.title }
+            if now.description == nil { w.description = current.description }
+        }
+        return w
     }
 
     /// The folders as real paths; a missing one is refused (with `--delete`, saying why it matters).
@@ -468,7 +508,8 @@ extension PushPlanner {
                 for entry in page {
                     let c = entry.change
                     // An upload's photo, once known: the journal's detail when done, its intent while writing.
-                    let said = entry.status == .done ? entry.detail : entry.intent?.hasPrefix("uploaded ") == true ? entry.intent.map { String($0.dropFirst(9)) } : nil
+                    let earlier = PushRunner.earlier(entry)
+                    let said = c.action == .upload ? earlier.photo.map { "photo \($0)" + (earlier.already ? " (already on Flickr)" : "") } : entry.detail
                     guard entry.status == .done || (c.action == .upload && said != nil) else { continue }
                     enumerated += 1
                     var u = c
@@ -483,11 +524,14 @@ extension PushPlanner {
                         u.action = .delete
                         u.photo = photo
                         u.key = photo
-                        u.keepOriginal = false
+                        // The file is the copy, unless it is gone or changed since: then the original is kept first.
+                        var info = stat()
+                        u.keepOriginal = !(stat(c.file, &info) == 0 && Int64(info.st_size) == c.size)
                         u.writes = PushWrites()
                         steps.append(u)
                     case .move:
                         (u.path, u.from) = (c.from ?? c.path, c.path)
+                        (u.root, u.fromRoot) = (c.fromRoot ?? c.root, c.root)
                         (u.joinSet, u.leaveSet) = (c.leaveSet, c.joinSet)
                         u.writes = PushWrites()
                         steps.append(u)

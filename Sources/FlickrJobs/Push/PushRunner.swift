@@ -65,31 +65,40 @@ struct PushRunner: PhotoWork {
                  calls: inout Int) async throws -> PhotoOutcome<PushRecord> {
         let c = entry.change
         do {
+            if c.action == .upload { return try await upload(entry, job: job, link: link, calls: &calls) }
+            guard let photo = c.photo else { throw StepFailure("a \(c.action.rawValue) step names no photo") }
             switch c.action {
-            case .upload: return try await upload(entry, job: job, link: link, calls: &calls)
-            case .replace: return try await replace(c, job: job, link: link, calls: &calls)
+            case .upload: fatalError("handled above")
+            case .replace: return try await replace(c, photo: photo, job: job, link: link, calls: &calls)
             case .meta:
-                try await write(c.writes, photo: c.photo!, link: link, calls: &calls)
-                return PhotoOutcome(.done, "photo \(c.photo!)", final: record(c, photo: c.photo!, job: nil))
+                try await write(c.writes, photo: photo, link: link, calls: &calls)
+                return PhotoOutcome(.done, "photo \(photo)", final: record(c, photo: photo, job: nil))
             case .move:
-                try await moveSets(c, photo: c.photo!, job: job, link: link, calls: &calls)
-                try await write(c.writes, photo: c.photo!, link: link, calls: &calls)
-                try? ledger.forget(root: c.root, path: c.from ?? c.path)
-                return PhotoOutcome(.done, "photo \(c.photo!)", final: record(c, photo: c.photo!, job: nil))
-            case .delete: return try await delete(c, link: link, calls: &calls)
+                try await moveSets(c, photo: photo, job: job, link: link, calls: &calls)
+                try await write(c.writes, photo: photo, link: link, calls: &calls)
+                // The new record first, then the old one forgotten: a kill between them leaves both.
+                try? ledger.remember([record(c, photo: photo, job: nil)])
+                if let from = c.from, (c.fromRoot ?? c.root, from) != (c.root, c.path) { try? ledger.forget(root: c.fromRoot ?? c.root, path: from) }
+                return PhotoOutcome(.done, "photo \(photo)", final: record(c, photo: photo, job: nil))
+            case .delete: return try await delete(c, photo: photo, link: link, calls: &calls)
             }
-        } catch let error as FlickrError where EditRunner.isRefusal(error) {
-            return PhotoOutcome(.failed, "\(error)", settleAgain: false)
+        } catch let failure as StepFailure {
+            return PhotoOutcome(.failed, failure.message, settleAgain: false)
         } catch let error as FlickrError {
-            return PhotoOutcome(.failed, "\(error)")
-        } catch let error as JobError {
-            return PhotoOutcome(.failed, error.message, settleAgain: false)
+            return PhotoOutcome(.failed, "\(error)", settleAgain: !EditRunner.isRefusal(error))
         }
     }
 
     func settled(_ entry: JournalEntry<PushChange>, _ status: PhotoStatus, _ final: PushRecord?) {
         guard status == .done, let final else { return }
         try? ledger.remember([final])
+    }
+
+    /// What fails one step and not the run (a file changed since the plan, a folder that cannot
+    /// be written); a ``JobError`` (the journal failing) ends the run.
+    struct StepFailure: Error {
+        var message: String
+        init(_ message: String) { self.message = message }
     }
 
     // MARK: - Steps
@@ -101,26 +110,38 @@ struct PushRunner: PhotoWork {
     }
 
     /// The file must be as planned: one changed since is planned again, not sent.
-    func checkUnchanged(_ c: PushChange) throws(JobError) {
+    func checkUnchanged(_ c: PushChange) throws(StepFailure) {
         var info = stat()
-        guard stat(c.file, &info) == 0 else { throw JobError("\(c.path) is gone since the plan; plan again") }
+        guard stat(c.file, &info) == 0 else { throw StepFailure("\(c.path) is gone since the plan; plan again") }
         let mtime = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec / 1_000_000) / 1_000
-        guard Int64(info.st_size) == c.size, mtime == c.mtime else { throw JobError("\(c.path) changed since the plan; plan again") }
+        guard Int64(info.st_size) == c.size, mtime == c.mtime else { throw StepFailure("\(c.path) changed since the plan; plan again") }
+    }
+
+    /// What an earlier run of an upload step left: the photo once its answer came (the intent
+    /// `uploaded ID` while writing, the detail `photo ID…` of a failure after it), whether Flickr
+    /// had it before this job, and when the bytes were first sent (the intent `upload TIME`).
+    static func earlier(_ entry: JournalEntry<PushChange>) -> (photo: String?, already: Bool, sent: Int?) {
+        if entry.status == .planned { return (nil, false, nil) }
+        for text in [entry.intent, entry.detail].compactMap({ $0 }) {
+            for prefix in ["uploaded ", "photo "] where text.hasPrefix(prefix) {
+                let id = String(text.dropFirst(prefix.count).prefix { $0 != " " && $0 != ":" })
+                if !id.isEmpty { return (id, text.contains("(already on Flickr)"), nil) }
+            }
+        }
+        let sent = entry.intent.flatMap { $0.hasPrefix("upload ") ? Int($0.dropFirst("upload ".count)) : nil }
+            ?? entry.detail.flatMap { $0.firstMatch(of: /sent at (\d+)/).flatMap { Int($0.1) } }
+        return (nil, false, sent ?? 0)
     }
 
     private func upload(_ entry: JournalEntry<PushChange>, job: String, link: RunLink, calls: inout Int) async throws -> PhotoOutcome<PushRecord> {
         let c = entry.change
-        var photo: String?
-        var already = false
-        if entry.status == .writing, let intent = entry.intent, intent.hasPrefix("uploaded ") {
-            photo = String(intent.dropFirst("uploaded ".count).prefix { $0 != " " })
-            already = intent.hasSuffix("(already on Flickr)")
-        }
+        var (photo, already, sentBefore) = Self.earlier(entry)
         if photo == nil {
             try checkUnchanged(c)
-            // A previous run sent it and its answer was lost: Flickr's duplicate check names the photo.
-            let resent = entry.status == .writing
-            try store.record(job: job, photo: c.key, .writing, intent: "upload")
+            // The intent names when the bytes first went, so that a duplicate answered to a later
+            // attempt can be told from a photo Flickr had before this job.
+            let sentAt = sentBefore.flatMap { $0 > 0 ? $0 : nil } ?? Int(Date().timeIntervalSince1970)
+            try store.record(job: job, photo: c.key, .writing, intent: "upload \(sentAt)")
             var fields = c.upload
             fields["dedup_check"] = "1"
             do {
@@ -130,22 +151,42 @@ struct PushRunner: PhotoWork {
                 photo = answer.photoID
             } catch let error as FlickrError where error.duplicatePhotoID != nil {
                 photo = error.duplicatePhotoID
-                already = !resent
+                // Sent before by this job (its answer lost): ours if Flickr stored it since then.
+                if let sentBefore, let id = photo {
+                    // Unknown when (a journal of an older version): taken as this job's.
+                    already = sentBefore > 0 ? !(try await Self.uploaded(id, since: sentBefore - 60, link: link, calls: &calls)) : false
+                } else {
+                    already = true
+                }
+            } catch let error as FlickrError {
+                // Perhaps stored (a timeout after the bytes went): the next attempt settles it by the duplicate check.
+                return PhotoOutcome(.failed, "\(error) (sent at \(sentAt))", settleAgain: !EditRunner.isRefusal(error))
             }
-            guard let photo else { throw JobError("the upload answered without a photo id") }
+            guard let photo else { throw StepFailure("the upload answered without a photo id") }
             CrashPoint.afterWrite()
             try store.record(job: job, photo: c.key, .writing, intent: "uploaded \(photo)" + (already ? " (already on Flickr)" : ""))
             try? ledger.remember([record(c, photo: photo, job: already ? nil : job)])
         }
-        guard let photo else { throw JobError("no photo id") }
-        try await write(c.writes, photo: photo, link: link, calls: &calls)
-        if let set = c.joinSet { try await join(set, photo: photo, job: job, link: link, calls: &calls) }
-        return PhotoOutcome(.done, "photo \(photo)" + (already ? " (already on Flickr)" : ""), final: record(c, photo: photo, job: already ? nil : job))
+        guard let photo else { throw StepFailure("no photo id") }
+        let said = "photo \(photo)" + (already ? " (already on Flickr)" : "")
+        do {
+            try await write(c.writes, photo: photo, link: link, calls: &calls)
+            if let set = c.joinSet { try await join(set, photo: photo, job: job, link: link, calls: &calls) }
+        } catch let error as FlickrError {
+            // The photo is up: the failure keeps its id, for resume and undo.
+            return PhotoOutcome(.failed, said + ": \(error)", settleAgain: true)
+        }
+        return PhotoOutcome(.done, said, final: record(c, photo: photo, job: already ? nil : job))
     }
 
-    private func replace(_ c: PushChange, job: String, link: RunLink, calls: inout Int) async throws -> PhotoOutcome<PushRecord> {
+    /// Whether `photo` was uploaded at or after `time` (Unix seconds), by its `getInfo`.
+    static func uploaded(_ photo: String, since time: Int, link: RunLink, calls: inout Int) async throws -> Bool {
+        let info = try await link.call("flickr.photos.getInfo", ["photo_id": photo], calls: &calls)
+        return (info["photo"]?["dateuploaded"]?.int ?? 0) >= time
+    }
+
+    private func replace(_ c: PushChange, photo: String, job: String, link: RunLink, calls: inout Int) async throws -> PhotoOutcome<PushRecord> {
         try checkUnchanged(c)
-        let photo = c.photo!
         try store.record(job: job, photo: c.key, .writing, intent: "replace")
         _ = try await link.send(calls: &calls) { [client] () async throws(FlickrError) in
             try await client.replace(photoID: photo, with: .file(c.file))
@@ -157,11 +198,14 @@ struct PushRunner: PhotoWork {
 
     /// Keeps the original and its record in `ROOT/.flickr-deleted/` (unless the file is in the
     /// folder: an undo's delete of an upload), then deletes the photo; one already gone is done.
-    private func delete(_ c: PushChange, link: RunLink, calls: inout Int) async throws -> PhotoOutcome<PushRecord> {
-        let photo = c.photo!
+    private func delete(_ c: PushChange, photo: String, link: RunLink, calls: inout Int) async throws -> PhotoOutcome<PushRecord> {
         if c.keepOriginal {
             let folder = c.root + "/.flickr-deleted"
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw StepFailure("cannot keep the original in \(folder): \(error.localizedDescription); not deleted")
+            }
             let sidecar = folder + "/\(photo).json"
             let info: FlickrNode
             do {
@@ -173,7 +217,7 @@ struct PushRunner: PhotoWork {
             let sizes = try await link.call("flickr.photos.getSizes", ["photo_id": photo], calls: &calls)
             let labels = c.video ? ["Video Original", "Original"] : ["Original"]
             guard let source = (sizes["sizes"]?["size"]?.array ?? []).first(where: { labels.contains($0["label"]?.text ?? "") })?["source"]?.string else {
-                throw JobError("photo \(photo) has no original to keep (getSizes lists none); not deleted")
+                throw StepFailure("photo \(photo) has no original to keep (getSizes lists none); not deleted")
             }
             let ext = (c.path as NSString).pathExtension.isEmpty ? "jpg" : (c.path as NSString).pathExtension.lowercased()
             let kept = folder + "/\(photo).\(ext)"
@@ -181,13 +225,14 @@ struct PushRunner: PhotoWork {
             _ = try await link.send(calls: &calls) { [client] () async throws(FlickrError) in
                 try await client.download(from: source, to: part)
             }
-            guard rename(part, kept) == 0 else { throw JobError("cannot keep \(kept): \(String(cString: strerror(errno))); not deleted") }
+            guard rename(part, kept) == 0 else { throw StepFailure("cannot keep \(kept): \(String(cString: strerror(errno))); not deleted") }
             var object: [String: Any] = ["file": c.path, "sha256": c.sha256, "size": c.size]
             if let set = c.leaveSet { object["set"] = set }
-            let text = "{\"push\":" + String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+            let pushed = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            let text = "{\"push\":" + pushed
                 + ",\"getInfo\":" + FlickrJSON.serialize(info) + "}\n"
             guard FileManager.default.createFile(atPath: sidecar + ".part", contents: Data(text.utf8)), rename(sidecar + ".part", sidecar) == 0 else {
-                throw JobError("cannot write \(sidecar); not deleted")
+                throw StepFailure("cannot write \(sidecar); not deleted")
             }
         }
         do {
@@ -235,6 +280,8 @@ struct PushRunner: PhotoWork {
     /// The id of the set titled `title`: one this job created, or the library's.
     private func setID(_ title: String, job: String, link: RunLink, calls: inout Int) async throws -> String? {
         if let made = try await JobSets(store: store).settleCreates(job: job, link: link, calls: &calls)[title] { return made }
+        // An undo takes photos out of the sets its job made, which the library may not know yet.
+        if let parent = try store.header(job).undoOf, let made = try store.createdSets(parent)[title] { return made }
         let known = try knownSets.withLock { cached in
             if cached == nil { cached = try ledger.setIDs() }
             return cached![title]

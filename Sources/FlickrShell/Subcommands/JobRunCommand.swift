@@ -124,7 +124,7 @@ enum JobRunCommand {
                                      maxOutage: maxOutage, env: env)
         }
         // Taking back a push's uploads deletes photos: a login known to lack that is refused first.
-        if job.kind == .push, try store.pushSteps(of: job.id).contains(where: { $0.change.action == .upload && $0.status == .done }) {
+        if job.kind == .push, try store.pushSteps(of: job.id).contains(where: { $0.change.action == .upload && $0.status != .planned }) {
             try FlickrClient.checkPermission(.delete, for: "flickr.photos.delete", context: opened.session.client.context)
         }
         let (planned, report) = try await planUndo(job, force: parsed.has("force"), diff: parsed.has("diff"), opened: opened, store: store)
