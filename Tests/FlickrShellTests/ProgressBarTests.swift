@@ -154,5 +154,22 @@ struct ProgressBarTerminalTests {
         #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
     }
 
+    @Test("flickr push apply on a terminal: each upload's bar on one row, redrawn in place, following a narrowing to 60")
+    func pushLineOnATerminal() async throws {
+        let world = try CommandWorld("progress-push")
+        let folder = world.directory.appendingPathComponent("Trip")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for n in 1...2 { try Self.sparseJPEG(folder.appendingPathComponent("Photo \(n).jpg"), megabytes: 20 + n) }
+        try await SandboxWorld.withProcess(environment: world.environment) { sandbox in
+            var env = sandbox.environment(world.environment)
+            env["XDG_DATA_HOME"] = world.directory.path + "/data"
+            let plan = try await Products.run(world.flickr, ["push", "plan", folder.path], environment: env, timeout: 120)
+            try #require(plan.status == 1, "\(plan.stdout) \(plan.stderr)")
+            let r = try await Products.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", Self.driver, world.flickr.path, "push", "apply", "last", "--yes"],
+                                           environment: env, timeout: 180)
+            #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+        }
+    }
+
     func luaQuoted(_ s: String) -> String { "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
 }

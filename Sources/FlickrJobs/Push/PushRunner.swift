@@ -145,8 +145,13 @@ struct PushRunner: PhotoWork {
             var fields = c.upload
             fields["dedup_check"] = "1"
             do {
-                let answer = try await link.send(calls: &calls) { [client, fields] () async throws(FlickrError) in
-                    try await client.upload(.file(c.file), arguments: fields)
+                var progress: UploadProgress?
+                if let report = settings.fileProgress {
+                    let path = c.path
+                    progress = { @Sendable sent, total in report(path, sent, total) }
+                }
+                let answer = try await link.send(calls: &calls) { [client, fields, progress] () async throws(FlickrError) in
+                    try await client.upload(.file(c.file), arguments: fields, progress: progress)
                 }
                 photo = answer.photoID
             } catch let error as FlickrError where error.duplicatePhotoID != nil {

@@ -12,6 +12,9 @@ public struct RunSettings: Sendable {
     public var command = "flickr"
     /// The library on disk, told what each photo now holds, if there is one.
     public var source: (any JobSource)?
+    /// The transfer in flight, for a terminal: a file's path and its bytes sent of its size (a
+    /// push's uploads).
+    public var fileProgress: (@Sendable (_ file: String, _ sent: Int64, _ total: Int64?) -> Void)?
 
     public init() {}
 }

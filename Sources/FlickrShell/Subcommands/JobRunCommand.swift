@@ -3,6 +3,7 @@ import FlickrCommandLine
 import FlickrJobs
 import FlickrLibrary
 import Foundation
+import Synchronization
 
 /// `apply`, `resume` and `undo` of any job (CLI.md): `flickr jobs apply|resume|undo JOB`, and the
 /// same commands as `flickr retag …` and `flickr edit …`. A job's kind is stored with it, so one
@@ -176,7 +177,7 @@ enum JobRunCommand {
     /// Runs `job` to its end with its kind's runner (``JobExecution``).
     static func execute(_ job: JobSummary, lock: RunnerLock, opened: Subcommands.OpenSession, store: JobStore, front: Front,
                         events: Bool, maxOutage: Double, env: [String: String]) async throws -> Int32 {
-        let run = try runner(job, opened: opened, store: store, front: front, maxOutage: maxOutage, env: env)
+        let run = try runner(job, opened: opened, store: store, front: front, maxOutage: maxOutage, env: env, events: events)
         do {
             return try await execute(job, run: run, lock: lock, store: store, front: front, events: events)
         } catch let busy as PushFolderBusy {
@@ -205,13 +206,28 @@ enum JobRunCommand {
                                @escaping @Sendable () -> Bool) async throws -> JobOutcome
 
     static func runner(_ job: JobSummary, opened: Subcommands.OpenSession, store: JobStore, front: Front, maxOutage: Double,
-                       env: [String: String]) throws -> Run {
+                       env: [String: String], events: Bool = true) throws -> Run {
         let client = opened.session.client
         var runner = JobRunner(client: client, store: store)
         runner.settings.secondsPerCall = (client.pacer as? SharedBudget)?.secondsPerCall
         runner.settings.maxOutage = maxOutage
         runner.settings.command = "flickr \(front.name)"
         runner.settings.source = LibraryJobSource.synced(for: client, environment: env)
+        // A push's uploads show each file's bytes on a terminal, between the job's progress lines.
+        if job.kind == .push, !events, Terminal.stderrIsTerminal {
+            let uploads = try store.pushSteps(of: job.id).filter { $0.change.action == .upload && $0.status != .done }.count
+            let bar = BatchProgress(verb: "uploading", files: uploads, batchTotal: nil)
+            let current = Mutex((file: "", index: 0))
+            runner.settings.fileProgress = { file, sent, total in
+                current.withLock { c in
+                    if c.file != file {
+                        c = (file, c.index + 1)
+                        bar.begin(file, index: c.index)
+                    }
+                }
+                bar.report(sent, total)
+            }
+        }
         let id = job.id
         return { [runner] lock, progress, notice, shouldStop in
             try await runner.run(id, lock: lock, progress: progress, notice: notice, shouldStop: shouldStop)
