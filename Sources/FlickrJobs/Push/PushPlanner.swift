@@ -327,6 +327,12 @@ public struct PushPlanner: Sendable {
                                          context: client.context)
     }
 
+    /// A file's modification time as the library records it (to the millisecond): the plan and
+    /// the runner's check that a file is as planned must read it the same way.
+    static func mtime(_ info: stat) -> Double {
+        Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec / 1_000_000) / 1_000
+    }
+
     /// Whether the file pushed from `path` under `root` is gone: no such file (not one that cannot
     /// be read, nor one `--ignore` now leaves out), in a folder that is not an empty one (an
     /// unmounted disk's mount point, reached through a link).
@@ -399,7 +405,7 @@ public struct PushPlanner: Sendable {
             var info = stat()
             guard stat(path, &info) == 0 else { continue }
             var f = Found(root: root, path: String(path.dropFirst(root.count + 1)), size: Int64(info.st_size),
-                          mtime: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec / 1_000_000) / 1_000)
+                          mtime: Self.mtime(info))
             let base = (path as NSString).deletingPathExtension
             for candidate in [path + ".xmp", path + ".XMP", base + ".xmp", base + ".XMP"] where all.contains(candidate) {
                 var s = stat()

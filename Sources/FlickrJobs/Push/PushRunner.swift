@@ -113,8 +113,7 @@ struct PushRunner: PhotoWork {
     func checkUnchanged(_ c: PushChange) throws(StepFailure) {
         var info = stat()
         guard stat(c.file, &info) == 0 else { throw StepFailure("\(c.path) is gone since the plan; plan again") }
-        let mtime = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec / 1_000_000) / 1_000
-        guard Int64(info.st_size) == c.size, mtime == c.mtime else { throw StepFailure("\(c.path) changed since the plan; plan again") }
+        guard Int64(info.st_size) == c.size, PushPlanner.mtime(info) == c.mtime else { throw StepFailure("\(c.path) changed since the plan; plan again") }
     }
 
     /// What an earlier run of an upload step left: the photo once its answer came (the intent
