@@ -190,7 +190,8 @@ let package = Package(
             name: "FlickrLibrary",
             dependencies: [
                 "FlickrAPI", "FlickrProtocol", "FlickrJobs",
-                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The `flickr` command line as data and its one parser: global and lua.c options,

@@ -261,6 +261,25 @@ struct LuaPageReader: LibraryPageReader {
         try? state.rawSet(in: photo)
     }
 
+    mutating func field(_ name: Int, text: UnsafeRawBufferPointer) {
+        guard let photo = current else { return }
+        state.pushCopy(of: keys + Int32(name))
+        state.push(bytes: text)
+        // The key is a string: rawSet cannot refuse it.
+        try? state.rawSet(in: photo)
+    }
+
+    mutating func field(_ name: Int, words: [UnsafeRawBufferPointer]) {
+        guard let photo = current else { return }
+        state.pushCopy(of: keys + Int32(name))
+        state.newTable(array: Int32(words.count))
+        for (k, word) in words.enumerated() {
+            state.push(bytes: word)
+            state.rawSet(index: Int64(k + 1), in: -2)
+        }
+        try? state.rawSet(in: photo)
+    }
+
     /// Pops the photo left on top.
     mutating func finish() {
         if current != nil { state.pop() }

@@ -44,7 +44,7 @@ struct PageCollector: LibraryPageReader {
 }
 
 extension LibraryQueryTests {
-    @Test("Pages in the filter's order (keyset: the order value and id of the page before) give exactly what ids + records give, for 100 random filters, pages of 1 to 60 photos, deep raw tags, and NULL views, dates taken and dates uploaded")
+    @Test("Pages in the filter's order (keyset: the order value and id of the page before) give exactly what ids + records give, for 100 random filters, pages of 1 to 60 photos, deep raw tags, NULL views, dates taken and dates uploaded, and ties between ids of different lengths")
     func pagesEqualRecords() async throws {
         let world = LibraryWorld(count: 500, seed: "library-pages")
         try await world.serve { server, alice, env, log in
@@ -56,6 +56,14 @@ extension LibraryQueryTests {
                 try db.execute(sql: "UPDATE photo SET date_taken = NULL WHERE CAST(id AS INTEGER) % 11 = 0")
                 try db.execute(sql: "UPDATE photo SET date_upload = NULL WHERE CAST(id AS INTEGER) % 13 = 0")
                 try db.execute(sql: "UPDATE photo SET last_update = 1500000000 WHERE CAST(id AS INTEGER) % 5 = 0")
+                // Copies of one photo under ids of other lengths, tied with it in every order:
+                // ids break ties as numbers (7 < 98 < 12345 < the world's), as find orders them.
+                let original = try String.fetchOne(db, sql: "SELECT id FROM photo ORDER BY id LIMIT 1")!
+                for id in ["12345", "7", "98"] {
+                    try db.execute(sql: "CREATE TEMP TABLE copy AS SELECT * FROM photo WHERE id = ?", arguments: [original])
+                    try db.execute(sql: "UPDATE copy SET id = ?", arguments: [id])
+                    try db.execute(sql: "INSERT INTO photo SELECT * FROM copy; DROP TABLE copy")
+                }
             }
             let sets = try store.sets().map { (id: $0.id, title: $0.title) }
             let machine = Array(Set(world.photos.flatMap { $0.tags.filter(TagString.isMachineTag).map(TagString.clean) })).sorted()

@@ -1,6 +1,7 @@
 import FlickrProtocol
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Where a page of a query ended: the last photo's value of the filter's order column and its
 /// id. The next page starts after it (keyset pagination): a photo deleted or changed between two
@@ -18,12 +19,32 @@ public struct LibraryPageKey: Sendable, Hashable {
 
 /// What reads a page of photos field by field, with no ``LibraryRecord`` in between (FlickrLua
 /// builds its Lua tables from it). A field the library does not know is not given.
+///
+/// Text comes as SQLite's own UTF-8 bytes where the row has it (``field(_:text:)``,
+/// ``field(_:words:)``): a reader that copies bytes anyway (into Lua strings) makes no Swift
+/// string on the way. The defaults give them to ``field(_:_:)`` as strings.
 public protocol LibraryPageReader {
     /// The fields that follow are photo `n`'s (0, 1, … of the page as they come; an earlier `n`
     /// again adds fields to that photo).
     mutating func photo(_ n: Int)
     /// Field `name`, an index into ``LibraryRecord/fieldNames``.
     mutating func field(_ name: Int, _ value: LibraryValue)
+    /// Text field `name` as UTF-8 bytes, valid only during the call.
+    mutating func field(_ name: Int, text: UnsafeRawBufferPointer)
+    /// List field `name` (tags, sets) as its items' UTF-8 bytes, valid only during the call.
+    mutating func field(_ name: Int, words: [UnsafeRawBufferPointer])
+}
+
+extension LibraryPageReader {
+    /// The bytes as ``LibraryValue/string(_:)``.
+    public mutating func field(_ name: Int, text: UnsafeRawBufferPointer) {
+        field(name, .string(String(decoding: text, as: UTF8.self)))
+    }
+
+    /// The items as ``LibraryValue/list(_:)``.
+    public mutating func field(_ name: Int, words: [UnsafeRawBufferPointer]) {
+        field(name, .list(words.map { String(decoding: $0, as: UTF8.self) }))
+    }
 }
 
 extension LibraryStore {
@@ -36,55 +57,64 @@ extension LibraryStore {
     {
         guard max > 0 else { return nil }
         let order = filter.order
-        let direction = order.descending ? "DESC" : "ASC"
-        let orderBy = "p.\(order.column) \(direction), p.id \(direction)"
         let keyColumn = Self.orderColumn(order.column)
         return try read { db in
             var deep: [(n: Int, id: String, tags: String, machineTags: String)] = []
             var last: LibraryPageKey?
             var n = 0
+            var words = PageWords()
             // The rows after the key as one or two ranges an index can walk in order and stop
             // at the limit (an OR of them would make SQLite collect and sort every row left).
             for (condition, values) in key.map({ Self.after($0, order) }) ?? [("", [])] where n < max {
-                // The page's rowids in the filter's order first, then the columns of those rows
-                // only: with a sort instead of an index (order=views), the sets' subquery then
-                // runs for the page's photos, not for every candidate.
-                let sql = """
+                let filtered = "p.deleted IS NULL" + filter.conditions.map { " AND " + $0 }.joined() + condition
+                // With no filter the order's index gives the rows in order (it holds the tie-break
+                // too). With one, the page's rowids in the filter's order come first, then the
+                // columns of those rows only: where SQLite sorts instead of walking an index (a
+                // tag's photos by date), the sets' subquery then runs for the page's photos, not
+                // for every candidate.
+                let sql = filter.conditions.isEmpty ? """
                     SELECT \(Self.pageColumns),
                            (SELECT group_concat(sp.photoset, ' ') FROM set_photo sp WHERE sp.photo = p.id)
-                    FROM (SELECT p.rowid AS r FROM photo p WHERE p.deleted IS NULL\(filter.conditions.map { " AND " + $0 }.joined())\(condition)
-                          ORDER BY \(orderBy) LIMIT ?) k
+                    FROM photo p WHERE \(filtered) ORDER BY \(filter.orderBy) LIMIT ?
+                    """ : """
+                    SELECT \(Self.pageColumns),
+                           (SELECT group_concat(sp.photoset, ' ') FROM set_photo sp WHERE sp.photo = p.id)
+                    FROM (SELECT p.rowid AS r FROM photo p WHERE \(filtered) ORDER BY \(filter.orderBy) LIMIT ?) k
                     JOIN photo p ON p.rowid = k.r
-                    ORDER BY \(orderBy)
+                    ORDER BY \(filter.orderBy)
                     """
-                let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(filter.arguments + values + [(max - n).databaseValue]))
-                while let row = try rows.next() {
+                let statement = try db.cachedStatement(sql: sql)
+                let rows = try Row.fetchCursor(statement, arguments: StatementArguments(filter.arguments + values + [(max - n).databaseValue]))
+                // The columns are read from SQLite's statement, not through `Row`: the text is
+                // handed over as SQLite's bytes (valid until the next step), no String made.
+                let row = statement.sqliteStatement
+                while try rows.next() != nil {
                     reader.photo(n)
-                    let id: String = row[0]
-                    reader.field(0, .string(id))
-                    for (column, field, kind) in Self.pageFields {
-                        if row.hasNull(atIndex: column) { continue }
+                    let id = Self.text(row, 0)
+                    reader.field(0, text: id)
+                    for (column, field, kind) in Self.pageFields where sqlite3_column_type(row, column) != SQLITE_NULL {
                         switch kind {
-                        case .string: reader.field(field, .string(row[column]))
-                        case .integer: reader.field(field, .integer(row[column]))
-                        case .number: reader.field(field, .number(row[column]))
+                        case .string: reader.field(field, text: Self.text(row, column))
+                        case .integer: reader.field(field, .integer(Int(sqlite3_column_int64(row, column))))
+                        case .number: reader.field(field, .number(sqlite3_column_double(row, column)))
                         }
                     }
-                    let tags: String = row[Self.tagsColumn], machineTags: String = row[Self.tagsColumn + 1]
-                    if row.hasNull(atIndex: Self.tagsColumn + 2) {
+                    let tags = Self.text(row, Self.tagsColumn), machineTags = Self.text(row, Self.tagsColumn + 1)
+                    if sqlite3_column_type(row, Self.tagsColumn + 2) == SQLITE_NULL {
                         // No raw forms: the tags are the clean forms, in the listing's order (as
                         // sync writes photo_tag from these columns: a word once, a tag before a
                         // machine tag).
-                        let (plain, machine) = Self.cleanTags(tags, machineTags)
-                        reader.field(Self.tagsField, .list(plain))
-                        reader.field(Self.machineTagsField, .list(machine))
+                        words.cleanTags(tags, machineTags)
+                        reader.field(Self.tagsField, words: words.plain)
+                        reader.field(Self.machineTagsField, words: words.machine)
                     } else {
-                        deep.append((n, id, tags, machineTags))
+                        deep.append((n, Self.string(id), Self.string(tags), Self.string(machineTags)))
                     }
-                    let sets: String? = row[Self.tagsColumn + 3]
-                    reader.field(Self.setsField, .list(sets.map { Self.sortedIDs($0) } ?? []))
-                    last = LibraryPageKey(value: Self.keyValue(row, keyColumn), id: id)
+                    words.setIDs(Self.text(row, Self.tagsColumn + 3))
+                    reader.field(Self.setsField, words: words.sets)
                     n += 1
+                    // Only the page's last photo is a key (a page ends at `max` or with the rows).
+                    if n == max { last = LibraryPageKey(value: Self.keyValue(row, keyColumn), id: Self.string(id)) }
                 }
             }
             // The deep photos' tags: their raw forms from photo_tag, one statement.
@@ -111,9 +141,10 @@ extension LibraryStore {
     }
 
     /// The rows after `key` in `order`, as conditions to run in turn (SQLite puts NULL first
-    /// ascending, last descending; the id breaks ties), each one index range.
+    /// ascending, last descending; ids break ties as numbers, by length then text), each one
+    /// range of the order's index.
     static func after(_ key: LibraryPageKey, _ order: LibraryFilter.Order) -> [(String, [DatabaseValue])] {
-        let c = "p.\(order.column)", id = key.id.databaseValue
+        let c = "p.\(order.column)", id = key.id.databaseValue, length = key.id.count.databaseValue
         let value: DatabaseValue? = switch key.value {
         case .string(let s): s.databaseValue
         case .integer(let i): i.databaseValue
@@ -121,32 +152,11 @@ extension LibraryStore {
         case .list, nil: nil
         }
         switch (order.descending, value) {
-        case (false, nil): return [(" AND \(c) IS NULL AND p.id > ?", [id]), (" AND \(c) IS NOT NULL", [])]
-        case (false, let v?): return [(" AND \(c) >= ? AND (\(c) > ? OR p.id > ?)", [v, v, id])]
-        case (true, nil): return [(" AND \(c) IS NULL AND p.id < ?", [id])]
-        case (true, let v?): return [(" AND \(c) <= ? AND (\(c) < ? OR p.id < ?)", [v, v, id]), (" AND \(c) IS NULL", [])]
+        case (false, nil): return [(" AND \(c) IS NULL AND (length(p.id), p.id) > (?, ?)", [length, id]), (" AND \(c) IS NOT NULL", [])]
+        case (false, let v?): return [(" AND (\(c), length(p.id), p.id) > (?, ?, ?)", [v, length, id])]
+        case (true, nil): return [(" AND \(c) IS NULL AND (length(p.id), p.id) < (?, ?)", [length, id])]
+        case (true, let v?): return [(" AND (\(c), length(p.id), p.id) < (?, ?, ?)", [v, length, id]), (" AND \(c) IS NULL", [])]
         }
-    }
-
-    /// Space-separated clean forms as ``LibrarySync/writeTags(_:_:)`` stores them and
-    /// ``records(_:)`` reads them back: each word once, in order; a word of both lists a tag.
-    static func cleanTags(_ tags: String, _ machineTags: String) -> (tags: [String], machine: [String]) {
-        var plain: [String] = [], machine: [String] = []
-        for word in tags.split(separator: " ") {
-            let s = String(word)
-            if !plain.contains(s) { plain.append(s) }
-        }
-        for word in machineTags.split(separator: " ") {
-            let s = String(word)
-            if !plain.contains(s), !machine.contains(s) { machine.append(s) }
-        }
-        return (plain, machine)
-    }
-
-    /// Set ids as `ORDER BY photoset` sorts them (bytewise).
-    static func sortedIDs(_ joined: String) -> [String] {
-        let ids = joined.split(separator: " ").map(String.init)
-        return ids.count < 2 ? ids : ids.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     static func field(_ name: String) -> Int { LibraryRecord.fieldNames.firstIndex(of: name)! }
@@ -163,36 +173,45 @@ extension LibraryStore {
         ("secret", .string), ("server", .string), ("farm", .integer), ("original_format", .string), ("o_width", .integer),
         ("o_height", .integer), ("url_o", .string), ("date_taken_granularity", .integer),
     ]
-    static let pageFields: [(column: Int, field: Int, kind: Kind)] = pageScalars.enumerated().map { i, s in (i + 1, field(s.column), s.kind) }
-    static let tagsColumn = pageScalars.count + 1
+    static let pageFields: [(column: Int32, field: Int, kind: Kind)] = pageScalars.enumerated().map { i, s in (Int32(i + 1), field(s.column), s.kind) }
+    static let tagsColumn = Int32(pageScalars.count + 1)
     static let pageColumns = (["id"] + pageScalars.map(\.column) + ["tags", "machine_tags", "raw_tags"]).map { "p." + $0 }.joined(separator: ", ")
 
     /// The statement's column holding an order column's value.
-    static func orderColumn(_ name: String) -> Int {
-        1 + pageScalars.firstIndex { $0.column == name }!
+    static func orderColumn(_ name: String) -> Int32 {
+        Int32(1 + pageScalars.firstIndex { $0.column == name }!)
     }
 
-    static func keyValue(_ row: Row, _ column: Int) -> LibraryValue? {
-        switch row[column] as DatabaseValue {
-        case let v where v.isNull: return nil
-        case let v: switch v.storage {
-            case .int64(let i): return .integer(Int(i))
-            case .string(let s): return .string(s)
-            case .double(let d): return .number(d)
-            default: return nil
-            }
+    /// Column `column` of the row `statement` stands on as SQLite's UTF-8 bytes, valid until
+    /// the statement steps or is reset (empty for NULL). `sqlite3_column_text` comes before
+    /// `sqlite3_column_bytes`, as SQLite asks, so the length is of the text form.
+    static func text(_ statement: SQLiteStatement, _ column: Int32) -> UnsafeRawBufferPointer {
+        guard let bytes = sqlite3_column_text(statement, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column)))
+    }
+
+    static func string(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes, as: UTF8.self) }
+
+    /// The order column's value on the row `statement` stands on, as a page key holds it.
+    static func keyValue(_ statement: SQLiteStatement, _ column: Int32) -> LibraryValue? {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_INTEGER: .integer(Int(sqlite3_column_int64(statement, column)))
+        case SQLITE_FLOAT: .number(sqlite3_column_double(statement, column))
+        case SQLITE_TEXT: .string(string(text(statement, column)))
+        default: nil
         }
     }
 }
 
 extension LibraryFilter {
-    /// The order as a column of `photo` and a direction (the id breaks ties the same way).
+    /// The order as a column of `photo` and a direction (the id, as a number, breaks ties the
+    /// same way).
     struct Order {
         var column: String
         var descending: Bool
     }
 
-    /// `orderBy` read back: `p.COLUMN ASC|DESC, p.id ASC|DESC`.
+    /// `orderBy` read back: `p.COLUMN ASC|DESC, length(p.id) ASC|DESC, p.id ASC|DESC`.
     var order: Order {
         let words = orderBy.split(separator: ",")[0].split(separator: " ")
         return Order(column: String(words[0].dropFirst(2)), descending: words[1] == "DESC")
