@@ -46,17 +46,16 @@ extension FlickrModule {
             filter.limit = nil
             let state = call.state
             // The field names once on the stack, copied for each photo (no string interned 27
-            // times a photo): more than the 20 slots Lua promises a C function.
-            guard state.ensureStack(Int32(LibraryRecord.fieldNames.count) + 8) else {
+            // times a photo), and the page's photos above them until the page is whole: more
+            // than the 20 slots Lua promises a C function.
+            guard state.ensureStack(Int32(LibraryRecord.fieldNames.count + size) + 8) else {
                 throw FlickrError.usage("library.photos: no room on the Lua stack", method: "library.photos")
             }
-            state.newTable(array: Int32(size))
-            let page = state.top
+            let keys = state.top + 1
             for name in LibraryRecord.fieldNames { state.push(name) }
-            var reader = LuaPageReader(state: state, page: page, keys: page + 1)
+            var reader = LuaPageReader(state: state, keys: keys)
             let next = try self.library().page(filter, after: key, max: size, into: &reader)
             reader.finish()
-            state.pop(Int32(LibraryRecord.fieldNames.count))
             switch next?.value {
             case .string(let s)?: state.push(s)
             case .integer(let i)?: state.push(Int64(i))
@@ -221,26 +220,33 @@ extension FlickrModule {
     }
 }
 
-/// Builds a page's Lua tables as the library reads its rows (``LibraryPageReader``): the page
-/// table at `page`, the field names from `keys` on; the photo being filled is on top.
+/// Builds a page's Lua tables as the library reads its rows (``LibraryPageReader``): the field
+/// names from `keys` on, each photo's table pushed above them as it comes (photo n at
+/// `keys + field count + n`); ``finish()`` leaves the page, the array of them, in their place.
+///
+/// A photo is filled before anything refers to it, and the page is made last: while the tables
+/// are new (white to Lua's collector) a field set costs no write barrier. Inserted into a page
+/// the collector had marked, each new photo would make it gray again, and every incremental step
+/// would traverse its thousands of entries once more.
 struct LuaPageReader: LibraryPageReader {
     let state: LuaState
-    let page: Int32
     let keys: Int32
     var count = 0
     var current: Int32?
 
+    init(state: LuaState, keys: Int32) {
+        (self.state, self.keys) = (state, keys)
+    }
+
+    /// The stack index of photo `n`'s table.
+    func slot(_ n: Int) -> Int32 { keys + Int32(LibraryRecord.fieldNames.count + n) }
+
     mutating func photo(_ n: Int) {
-        if current != nil { state.pop() }
         if n == count {
             state.newTable(record: Int32(LibraryRecord.fieldNames.count))
-            state.pushCopy(of: -1)
-            state.rawSet(index: Int64(n + 1), in: page)
             count += 1
-        } else {
-            state.rawGet(index: Int64(n + 1), in: page)
         }
-        current = state.top
+        current = slot(n)
     }
 
     mutating func field(_ name: Int, _ value: LibraryValue) {
@@ -280,9 +286,17 @@ struct LuaPageReader: LibraryPageReader {
         try? state.rawSet(in: photo)
     }
 
-    /// Pops the photo left on top.
+    /// [-(field count + photos), +1] Replaces the field names and the photos by the page: an
+    /// array of the photos in order.
     mutating func finish() {
-        if current != nil { state.pop() }
+        state.newTable(array: Int32(count))
+        let page = state.top
+        for n in 0..<count {
+            state.pushCopy(of: slot(n))
+            state.rawSet(index: Int64(n + 1), in: page)
+        }
+        state.insert(at: keys)
+        state.setTop(keys)
         current = nil
     }
 }

@@ -92,11 +92,18 @@ extension LibraryStore {
                     reader.photo(n)
                     let id = Self.text(row, 0)
                     reader.field(0, text: id)
-                    for (column, field, kind) in Self.pageFields where sqlite3_column_type(row, column) != SQLITE_NULL {
+                    for (column, field, kind) in Self.pageFields {
                         switch kind {
-                        case .string: reader.field(field, text: Self.text(row, column))
-                        case .integer: reader.field(field, .integer(Int(sqlite3_column_int64(row, column))))
-                        case .number: reader.field(field, .number(sqlite3_column_double(row, column)))
+                        // SQLite gives no text for NULL: one call, not a type check first.
+                        case .string: if let text = sqlite3_column_text(row, column) {
+                            reader.field(field, text: UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(row, column))))
+                        }
+                        case .integer: if sqlite3_column_type(row, column) != SQLITE_NULL {
+                            reader.field(field, .integer(Int(sqlite3_column_int64(row, column))))
+                        }
+                        case .number: if sqlite3_column_type(row, column) != SQLITE_NULL {
+                            reader.field(field, .number(sqlite3_column_double(row, column)))
+                        }
                         }
                     }
                     let tags = Self.text(row, Self.tagsColumn), machineTags = Self.text(row, Self.tagsColumn + 1)
