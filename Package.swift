@@ -189,7 +189,7 @@ let package = Package(
         .target(
             name: "FlickrLibrary",
             dependencies: [
-                "FlickrAPI", "FlickrProtocol", "FlickrJobs",
+                "FlickrAPI", "FlickrProtocol", "FlickrJobs", "FlickrMedia",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

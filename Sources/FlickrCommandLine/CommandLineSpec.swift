@@ -327,6 +327,19 @@ package enum CommandLineSpec {
                       events],
             positional: .none),
         SubcommandSpec(
+            name: "export", synopsis: "DIR --from BACKUP [--by set|date|flat] [--embed] [--events] | --verify [--repair] DIR",
+            summary: "Makes a tree of named, dated copies from a backup for people and photo managers (no call): "
+                + "only what changed is written again.",
+            options: [.valued("from", "BACKUP", .directory, "the folder flickr backup wrote (read only)"),
+                      .valued("by", "set|date|flat", .choice(["set", "date", "flat"]),
+                              "a folder per set (default; a photo in several sets is a hard link in each), YYYY/MM-DD, or one folder"),
+                      .flag("embed", "write title, description, keywords, date, GPS, licence, the Flickr URL and id into the copies "
+                            + "(EXIF, IPTC, XMP; a video gets an XMP sidecar)"),
+                      .flag("verify", "check every copy against what was written and against the backup; change nothing"),
+                      .flag("repair", "with --verify: write again every missing, corrupt or stale copy, then verify again"),
+                      events],
+            positional: .none),
+        SubcommandSpec(
             name: "completion", synopsis: "bash|zsh|fish",
             summary: "Prints the shell completion script for bash, zsh or fish.",
             options: [], positional: .choice(["bash", "zsh", "fish"])),

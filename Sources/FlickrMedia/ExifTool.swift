@@ -56,7 +56,7 @@ public final class ExifTool: @unchecked Sendable {
     // MARK: - The process (under `lock`)
 
     /// Hands `arguments` to the running process and returns what it printed for them.
-    private func exchange(_ arguments: [String]) throws(Failure) -> String {
+    func exchange(_ arguments: [String]) throws(Failure) -> String {
         lock.lock()
         defer { lock.unlock() }
         let running = try started()

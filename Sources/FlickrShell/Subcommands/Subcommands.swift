@@ -33,6 +33,7 @@ enum Subcommands {
             case "sync": return try await SyncCommand.run(arguments, invocation, environment)
             case "find": return try await FindCommand.run(arguments, invocation, environment)
             case "backup": return try await BackupCommand.run(arguments, invocation, environment)
+            case "export": return try await ExportCommand.run(arguments, invocation, environment)
             case "completion": return try CompletionCommand.run(arguments)
             case "editor": return try EditorCommand.run(arguments)
             case "__complete": return try CompletionCommand.complete(arguments, environment: environment)
