@@ -327,7 +327,7 @@ package enum CommandLineSpec {
                       events],
             positional: .none),
         SubcommandSpec(
-            name: "export", synopsis: "DIR --from BACKUP [--by set|date|flat] [--embed] [--events] | --verify [--repair] DIR",
+            name: "export", synopsis: "DIR --from BACKUP [--by set|date|flat] [--embed] [--gallery] [--events] | --verify [--repair] DIR",
             summary: "Makes a tree of named, dated copies from a backup for people and photo managers (no call): "
                 + "only what changed is written again.",
             options: [.valued("from", "BACKUP", .directory, "the folder flickr backup wrote (read only)"),
@@ -335,6 +335,8 @@ package enum CommandLineSpec {
                               "a folder per set (default; a photo in several sets is a hard link in each), YYYY/MM-DD, or one folder"),
                       .flag("embed", "write title, description, keywords, date, GPS, licence, the Flickr URL and id into the copies "
                             + "(EXIF, IPTC, XMP; a video gets an XMP sidecar)"),
+                      .flag("gallery", "also write a static site into DIR (index.html: years, sets, a page per photo) that opens "
+                            + "from file:// with no server"),
                       .flag("verify", "check every copy against what was written and against the backup; change nothing"),
                       .flag("repair", "with --verify: write again every missing, corrupt or stale copy, then verify again"),
                       events],

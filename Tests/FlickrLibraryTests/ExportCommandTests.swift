@@ -321,6 +321,90 @@ struct ExportCommandTests {
         }
     }
 
+    @Test("--gallery: a static site in the export (index by year and by set, a page per set and per photo) opened in headless Chromium from file://: every page loads with no console error, every <img> decodes and has alt text, every link resolves to a file of the tree, every page is valid HTML5 and under 1 MB; screenshots at 1280x800 and 390x844 attached; a rerun rewrites only the pages of what changed")
+    func gallery() async throws {
+        var world = LibraryWorld(count: 60, seed: "export-gallery")
+        world.photos[0].title = "Hash # per%cent & <tags> \"quoted\""
+        world.photos[1].description = "Line one\nline two <b>not bold</b>"
+        try await world.serve { _, alice, env, _ in
+            let home = URL(fileURLWithPath: env["HOME"]!)
+            let backup = home.appendingPathComponent("backup"), out = home.appendingPathComponent("Export with a gallery")
+            let b = try await BackupCommandTests.flickr(["backup", backup.path], env)
+            try #require(b.status == 0, "\(b.stdout)\(b.stderr)")
+            let first = try await Self.flickr(["export", out.path, "--from", backup.path, "--gallery"], env)
+            try #require(first.status == 0, "\(first.stdout)\(first.stderr)")
+            let store = try LibraryWorld.store(env)
+            let records = try store.records(try store.ids(LibraryFilter([:])))
+            let sets = try store.sets().filter { !$0.members.isEmpty }
+            let years = Set(records.map { String($0.photo.date_taken!.prefix(4)) })
+            let pages = 1 + records.count + sets.reduce(0) { $0 + max(1, ($1.members.count + 249) / 250) } + years.count
+            #expect(first.stdout.contains("\(pages + 1) gallery pages written"), "\(first.stdout)")
+
+            let shots = home.appendingPathComponent("screenshots")
+            let check = try await Products.python("gallery_check.py", [out.path, shots.path], timeout: 300)
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [String: Any],
+                                      "\(check.stdout)\(check.stderr)")
+            #expect(check.status == 0, "\((report["problems"] as? [String] ?? []).prefix(20))")
+            #expect(report["pages"] as? Int == pages, "\(report["pages"] ?? "none") pages opened, \(pages) expected")
+            let screenshots = report["screenshots"] as? [String] ?? []
+            #expect(screenshots.count == 6)
+            for path in screenshots {
+                let data = try Data(contentsOf: URL(fileURLWithPath: path))
+                #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]) && data.count > 1_000, "\(path)")
+                Attachment.record(data, named: (path as NSString).lastPathComponent)
+            }
+            // The photo page of the title with # and % links its copy and escapes its text.
+            let page = try String(contentsOf: out.appendingPathComponent("gallery/photos/\(world.photos[0].id).html"), encoding: .utf8)
+            #expect(page.contains("Hash # per%cent &amp; &lt;tags&gt; &quot;quoted&quot;") && page.contains("%23") && page.contains("%25"), "\(page)")
+
+            // Nothing changed: no page written. One title changed: its photo page, its year's and
+            // its sets' pages (and the index only if a count moved: it did not).
+            let again = try await Self.flickr(["export", out.path], env)
+            #expect(again.status == 0 && again.stdout.contains("0 gallery pages written"), "\(again.stdout)")
+            let edited = records[5].photo
+            _ = try await alice.call("flickr.photos.setMeta", ["photo_id": edited.id, "title": "Renamed photo", "description": edited.description])
+            let b2 = try await BackupCommandTests.flickr(["backup", backup.path], env)
+            try #require(b2.status == 0, "\(b2.stdout)\(b2.stderr)")
+            let third = try await Self.flickr(["export", out.path], env)
+            let expected = 1 + 1 + records[5].sets.count
+            #expect(third.status == 0 && third.stdout.contains("\(expected) gallery pages written"), "\(third.stdout) (expected \(expected))")
+            let check2 = try await Products.python("gallery_check.py", [out.path, shots.path], timeout: 300)
+            #expect(check2.status == 0, "\(check2.stdout.prefix(3000))")
+        }
+    }
+
+    @Test("A full disk (a 1 MiB tmpfs the test mounts) stops the export: no file half written under its name, a summary of what was exported and what was not, exit 1; once the disk grows a rerun finishes and verifies sound")
+    func fullDisk() async throws {
+        let world = LibraryWorld(count: 60, seed: "export-full")
+        try await world.serve { _, _, env, _ in
+            let home = URL(fileURLWithPath: env["HOME"]!)
+            let backup = home.appendingPathComponent("backup"), out = home.appendingPathComponent("small disk")
+            let b = try await BackupCommandTests.flickr(["backup", backup.path], env)
+            try #require(b.status == 0, "\(b.stdout)\(b.stderr)")
+            try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+            let mount = try await Products.run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=1m", "tmpfs", out.path], timeout: 30)
+            guard mount.status == 0 else {
+                print("fullDisk: not run here: this machine does not let the test mount a tmpfs (\(mount.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))")
+                return
+            }
+            defer { _ = umount2(out.path, Int32(MNT_DETACH)) }
+            let first = try await Self.flickr(["export", out.path, "--from", backup.path, "--by", "date"], env)
+            #expect(first.status == 1 && first.stderr.contains("no space left on the disk") && first.stderr.contains("free some space"),
+                    "\(first.status) \(first.stdout) \(first.stderr.suffix(600))")
+            #expect(first.stdout.contains("of \(world.photos.count) photos"), "\(first.stdout)")
+            let partial = Self.tree(out).keys.filter { !BackupCommandTests.whole(out.appendingPathComponent($0)) }
+            #expect(partial.isEmpty, "partial files under final names: \(partial)")
+            #expect(!Self.tree(out).isEmpty && Self.tree(out).count < world.photos.count, "\(Self.tree(out).count) files")
+            let grow = try await Products.run(URL(fileURLWithPath: "/bin/mount"), ["-o", "remount,size=64m", out.path], timeout: 30)
+            try #require(grow.status == 0, "\(grow.stderr)")
+            let second = try await Self.flickr(["export", out.path], env)
+            #expect(second.status == 0 && second.stdout.contains("exported \(world.photos.count) photos"), "\(second.stdout) \(second.stderr)")
+            #expect(Self.tree(out).count == world.photos.count)
+            let verified = try await Self.flickr(["export", "--verify", out.path], env)
+            #expect(verified.status == 0 && verified.stdout.contains("— sound"), "\(verified.stdout)")
+        }
+    }
+
     @Test("kill -9 twenty times during an --embed export, each followed by a rerun: no partial file under a final name, and the last run's tree equals a clean export's, file for file")
     func killNine() async throws {
         let world = LibraryWorld(count: 120, seed: "export-kill")

@@ -40,4 +40,24 @@ struct ExportUnitTests {
         #expect(date["1"] == ["2019/07-02/2019-07-02 Harbour (1).jpg"] && date["2"] == ["undated/undated (2).jpg"])
         #expect(ExportTree.paths([a], by: .flat, setTitles: [:])["1"] == ["2019-07-02 Harbour (1).jpg"])
     }
+
+    @Test("The gallery: an index of years and sets, a set of 600 photos in pages of 250 linked previous and next, photo pages whose image and original links are percent-encoded paths of the tree and whose text is escaped")
+    func galleryPages() {
+        let photos = (1...600).map { n in Self.photo(String(n), title: n == 1 ? "A & B <c> #1 50%" : "Photo \(n)",
+                                                     taken: "2019-07-02 14:03:05", sets: [("s1", "Trips")]) }
+        let entries = photos.map { ExportGallery.Entry(photo: $0, path: "Trips/" + ExportTree.fileName($0)) }
+        let set = LibraryExport.BackupSet(id: "s1", title: "Trips", description: "", photos: photos.map(\.id))
+        let pages = ExportGallery.pages(entries, sets: ["s1": set])
+        #expect(Set(pages.keys).isSuperset(of: ["index.html", "gallery/style.css", "gallery/sets/s1.html", "gallery/sets/s1-2.html",
+                                                "gallery/sets/s1-3.html", "gallery/years/2019.html", "gallery/photos/1.html"]))
+        #expect(pages["gallery/sets/s1-4.html"] == nil && pages.count == 2 + 3 + 3 + 600)
+        let second = pages["gallery/sets/s1-2.html"]!
+        #expect(second.contains("href=\"s1.html\" rel=\"prev\"") && second.contains("href=\"s1-3.html\" rel=\"next\""))
+        #expect(second.components(separatedBy: "<li>").count - 1 == 250)
+        let page = pages["gallery/photos/1.html"]!
+        #expect(page.contains("<h1>A &amp; B &lt;c&gt; #1 50%</h1>"))
+        #expect(page.contains("src=\"../../Trips/2019-07-02%20A%20%26%20B%20_c_%20%231%2050%25%20%281%29.jpg\""), "\(page)")
+        #expect(page.contains("alt=\"A &amp; B &lt;c&gt; #1 50%\""))
+        #expect(pages["index.html"]!.contains("<a href=\"gallery/sets/s1.html\">Trips</a> <span>600</span>"))
+    }
 }

@@ -25,6 +25,17 @@ struct ExportPhoto: Sendable, Hashable {
     var media: String
     /// The sets the photo is in (id and title as the sidecar names them).
     var sets: [(id: String, title: String)]
+    /// What `flickr backup --social` kept of the conversation (none without it): the gallery
+    /// shows them; they are no part of the copy.
+    var comments: [Comment] = []
+    var faves: [String] = []
+
+    struct Comment: Sendable, Hashable {
+        var author: String
+        var authorName: String
+        var date: String
+        var text: String
+    }
 
     static func == (a: ExportPhoto, b: ExportPhoto) -> Bool {
         a.id == b.id && a.fingerprint == b.fingerprint && a.sets.map(\.id) == b.sets.map(\.id) && a.sets.map(\.title) == b.sets.map(\.title)
@@ -69,6 +80,27 @@ struct ExportPhoto: Sendable, Hashable {
         sets = ((object["sets"] as? [[String: Any]]) ?? []).compactMap { s in
             (s["id"] as? String).map { ($0, s["title"] as? String ?? "") }
         }
+        let social = object["social"] as? [String: Any]
+        comments = ((social?["comments"] as? [[String: Any]]) ?? []).map { c in
+            Comment(author: Self.text(c["author"]), authorName: Self.text(c["authorname"]), date: Self.day(Self.text(c["date"])),
+                    text: Self.text(c["text"]))
+        }
+        faves = ((social?["faves"] as? [[String: Any]]) ?? []).map { f in
+            let name = Self.text(f["username"])
+            return name.isEmpty ? Self.text(f["nsid"]) : name
+        }
+    }
+
+    static func text(_ v: Any?) -> String { (v as? String) ?? (v as? NSNumber)?.stringValue ?? "" }
+
+    /// A Unix time as `YYYY-MM-DD HH:MM` (UTC); any other text as it is.
+    static func day(_ s: String) -> String {
+        guard let t = Double(s) else { return s }
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyy-MM-dd HH:mm"
+        return f.string(from: Date(timeIntervalSince1970: t)) + " UTC"
     }
 
     /// The date taken as `YYYY-MM-DD` (`undated` without one).

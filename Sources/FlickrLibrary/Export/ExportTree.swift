@@ -16,6 +16,8 @@ public enum ExportLayout: String, Sendable, CaseIterable, Codable {
 /// id keeps names apart in any folder, whatever the titles).
 enum ExportTree {
     static let notInASet = "Not in a set"
+    /// Names the gallery (``ExportGallery``) keeps for itself in the export's folder.
+    static let reserved = [notInASet, ExportGallery.folder, ExportGallery.index]
 
     /// The paths of every photo of `photos`, by id. `setTitles` names sets by id (the backup's
     /// set files); a set it lacks is named as the photos' sidecars name it.
@@ -50,14 +52,15 @@ enum ExportTree {
     }
 
     /// Each set's folder name: its title made safe (its id when the title is empty); sets whose
-    /// names are equal ignoring case (or equal to `Not in a set`) each get ` (SET_ID)`.
+    /// names are equal ignoring case (or equal to `Not in a set`, `gallery` or `index.html`)
+    /// each get ` (SET_ID)`.
     static func setFolders(_ photos: [ExportPhoto], setTitles: [String: String]) -> [String: String] {
         var titles: [String: String] = [:]
         for p in photos {
             for s in p.sets where titles[s.id] == nil { titles[s.id] = setTitles[s.id] ?? s.title }
         }
         let plain = titles.mapValues { $0.isEmpty ? "" : ExportName.make($0) }
-        var sharing: [String: Int] = [ExportName.caseKey(notInASet): 1]
+        var sharing = Dictionary(reserved.map { (ExportName.caseKey($0), 1) }, uniquingKeysWith: +)
         for (_, name) in plain where !name.isEmpty { sharing[ExportName.caseKey(name), default: 0] += 1 }
         var out: [String: String] = [:]
         for (id, name) in plain {

@@ -38,8 +38,8 @@ extension LibraryExport {
         }
         let state = try ExportState(path: stateDirectory + "/export.sqlite")
         let rows = try state.rows()
-        let (photos, _, setTitles) = try readBackup()
-        let paths = ExportTree.paths(photos, by: layout, setTitles: setTitles)
+        let (photos, _, sets) = try readBackup()
+        let paths = ExportTree.paths(photos, by: layout, setTitles: sets.mapValues(\.title))
         var report = VerifyReport()
         let byID = Dictionary(photos.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         for p in photos where rows[p.id] == nil { report.notExported.append(p.id) }

@@ -24,6 +24,8 @@ public struct LibraryExport: Sendable {
     public var layout: ExportLayout = .set
     /// Write the metadata into the copies (a video gets an XMP sidecar).
     public var embed = false
+    /// Also write the static site (``ExportGallery``): `DIR/index.html` and `DIR/gallery/`.
+    public var gallery = false
 
     static let stateFolder = ".flickr-export"
 
@@ -46,6 +48,8 @@ public struct LibraryExport: Sendable {
         public var unchanged = 0
         /// Photos the backup no longer holds, whose files were removed.
         public var removed = 0
+        /// Gallery pages written (new or changed) by this run.
+        public var pages = 0
         /// Photos the backup holds only in part (a backup run did not finish them).
         public var incomplete: [String] = []
         public var failed: [Failure] = []
@@ -103,14 +107,14 @@ public struct LibraryExport: Sendable {
         }
     }
 
-    /// The backup, layout and embedding the last run into `directory` used; nil when it is no
-    /// export.
-    public static func previous(of directory: String) -> (backup: String, layout: ExportLayout, embed: Bool)? {
+    /// The backup, layout, embedding and gallery the last run into `directory` used; nil when
+    /// it is no export.
+    public static func previous(of directory: String) -> (backup: String, layout: ExportLayout, embed: Bool, gallery: Bool)? {
         let path = BackupLayout(root: directory).root + "/" + stateFolder + "/export.sqlite"
         guard FileManager.default.fileExists(atPath: path), let state = try? ExportState(path: path),
               let backup = try? state.meta("backup") else { return nil }
         let layout = ((try? state.meta("layout")) ?? nil).flatMap(ExportLayout.init(rawValue:)) ?? .set
-        return (backup, layout, ((try? state.meta("embed")) ?? nil) == "1")
+        return (backup, layout, ((try? state.meta("embed")) ?? nil) == "1", ((try? state.meta("gallery")) ?? nil) == "1")
     }
 
     /// Marks the photos owning `paths` (faults `--verify` found) to be written again by the
@@ -121,16 +125,29 @@ public struct LibraryExport: Sendable {
 
     // MARK: - Reading the backup
 
+    /// A set as the backup keeps it (`sets/SET_ID.json`): its title, description and photos in
+    /// the set's order.
+    struct BackupSet: Sendable, Hashable {
+        var id: String
+        var title: String
+        var description: String
+        var photos: [String]
+    }
+
     /// The backup's photos held whole (original and sidecar), the ids of those held in part,
-    /// and its sets' titles.
-    func readBackup() throws(LibraryError) -> (photos: [ExportPhoto], incomplete: [String], setTitles: [String: String]) {
+    /// and its sets.
+    func readBackup() throws(LibraryError) -> (photos: [ExportPhoto], incomplete: [String], sets: [String: BackupSet]) {
         let state = try BackupState(BackupLayout(root: backup))
         var byOwner: [String: [BackupState.FileRow.Kind: BackupState.FileRow]] = [:]
         for row in try state.files() { byOwner[row.owner, default: [:]][row.kind] = row }
-        var photos: [ExportPhoto] = [], incomplete: [String] = [], titles: [String: String] = [:]
+        var photos: [ExportPhoto] = [], incomplete: [String] = [], sets: [String: BackupSet] = [:]
         for (owner, rows) in byOwner.sorted(by: { $0.key < $1.key }) {
             if let set = rows[.set] {
-                if let object = Self.json(backup + "/" + set.path), let title = object["title"] as? String { titles[owner] = title }
+                if let object = Self.json(backup + "/" + set.path), let id = object["id"] as? String {
+                    let members = ((object["photos"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }
+                    sets[id] = BackupSet(id: id, title: object["title"] as? String ?? "", description: object["description"] as? String ?? "",
+                                         photos: members)
+                }
                 continue
             }
             guard let original = rows[.original], let sidecar = rows[.sidecar], !original.key.hasPrefix("pending:"),
@@ -145,7 +162,7 @@ public struct LibraryExport: Sendable {
             }
             photos.append(photo)
         }
-        return (photos, incomplete, titles)
+        return (photos, incomplete, sets)
     }
 
     static func json(_ path: String) -> [String: Any]? {
@@ -174,12 +191,14 @@ public struct LibraryExport: Sendable {
         try state.setMeta("backup", FolderWalk.realPath(backup) ?? backup)
         try state.setMeta("layout", layout.rawValue)
         try state.setMeta("embed", embed ? "1" : "0")
+        try state.setMeta("gallery", gallery ? "1" : "0")
         // What a killed run left in tmp/ is no final file: gone.
         for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] {
             try? FileManager.default.removeItem(atPath: temporary + "/" + name)
         }
 
-        let (photos, incomplete, setTitles) = try readBackup()
+        let (photos, incomplete, sets) = try readBackup()
+        let setTitles = sets.mapValues(\.title)
         var summary = Summary()
         summary.photos = photos.count
         summary.incomplete = incomplete
@@ -206,7 +225,7 @@ public struct LibraryExport: Sendable {
                 let moved = try put(p, at: want, row: rows[p.id], owned: owned, state: state, exifTool: exifTool)
                 if moved { summary.moved += 1 } else { summary.written += 1 }
                 owned.formUnion(want)
-                rows[p.id] = try state.rows()[p.id]
+                rows[p.id] = try state.row(p.id)
             } catch let error as LibraryError where error.diskFull {
                 summary.failed.append(Failure(photo: p.id, reason: error.message))
                 summary.diskFull = true
@@ -227,12 +246,42 @@ public struct LibraryExport: Sendable {
             }
         }
         let current = try state.rows()
+        if gallery && !summary.interrupted && !summary.diskFull {
+            let entries = photos.compactMap { p in current[p.id]?.pathList.first.map { ExportGallery.Entry(photo: p, path: $0) } }
+            summary.pages = try writePages(ExportGallery.pages(entries, sets: sets))
+        }
         summary.notExported = photos.filter { p in
             guard let row = current[p.id] else { return true }
             return row.fingerprint != fingerprint(p) || row.pathList != (paths[p.id] ?? [])
         }.count
         summary.elapsed = Date().timeIntervalSince(started)
         return summary
+    }
+
+    /// Writes the site's pages whose text changed (each in tmp/ first, then renamed into place)
+    /// and removes the pages of `gallery/` no longer made; returns how many were written.
+    func writePages(_ pages: [String: String]) throws(LibraryError) -> Int {
+        var written = 0
+        for (path, text) in pages.sorted(by: { $0.key < $1.key }) {
+            let target = absolute(path), data = Data(text.utf8)
+            if (try? Data(contentsOf: URL(fileURLWithPath: target))) == data { continue }
+            let staged = temporary + "/page.html"
+            do {
+                try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try data.write(to: URL(fileURLWithPath: staged))
+            } catch {
+                throw LibraryError.write(target, errno: SystemErrors.posixCode(error) ?? EIO)
+            }
+            try rename(staged, target)
+            written += 1
+        }
+        let folder = absolute(ExportGallery.folder)
+        let walker = FileManager.default.enumerator(atPath: folder)
+        while let relative = walker?.nextObject() as? String {
+            let path = ExportGallery.folder + "/" + relative
+            if relative.hasSuffix(".html") && pages[path] == nil { removeFile(path, xmp: false) }
+        }
+        return written
     }
 
     /// Whether a row's files are all there, at their recorded size and time, one file (hard

@@ -3,8 +3,11 @@
 /// `Tests/Fixtures/real/flickr-foundation-cassettes/…licenses.getInfo.200.xml`). A photo's
 /// `license` is one of these ids.
 public struct FlickrLicense: Sendable, Hashable {
+    /// The licence's id (a photo's `license`).
     public var id: Int
+    /// Its name as Flickr lists it (`CC BY-SA 2.0`, `All Rights Reserved`).
     public var name: String
+    /// The page that states it.
     public var url: String
 
     /// Every licence, by id.

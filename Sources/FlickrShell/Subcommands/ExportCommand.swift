@@ -4,7 +4,7 @@ import FlickrLibrary
 import FlickrMedia
 import Foundation
 
-/// `flickr export DIR --from BACKUP [--by set|date|flat] [--embed] [--events]` and
+/// `flickr export DIR --from BACKUP [--by set|date|flat] [--embed] [--gallery] [--events]` and
 /// `flickr export --verify [--repair] DIR`.
 ///
 /// Reads only the backup (``LibraryExport``): no call, no login needed. Exit 0 when every photo
@@ -12,7 +12,7 @@ import Foundation
 /// verification found a fault, 2 on a usage error or a folder refused, 75 while another export
 /// into DIR or a backup into BACKUP runs, 130 after Ctrl-C.
 enum ExportCommand {
-    static let synopsis = "usage: flickr export DIR --from BACKUP [--by set|date|flat] [--embed] [--events] | flickr export --verify [--repair] DIR"
+    static let synopsis = "usage: flickr export DIR --from BACKUP [--by set|date|flat] [--embed] [--gallery] [--events] | flickr export --verify [--repair] DIR"
 
     static func run(_ args: [String], _ inv: Invocation, _ env: [String: String]) async throws -> Int32 {
         let parsed = try CommandLineParser.parse(args, for: "export")
@@ -22,7 +22,7 @@ enum ExportCommand {
         }
         let previous = LibraryExport.previous(of: directory)
         if parsed.has("verify") {
-            if let other = ["from", "by"].first(where: { parsed[$0] != nil }) ?? (parsed.has("embed") ? "embed" : nil) {
+            if let other = ["from", "by"].first(where: { parsed[$0] != nil }) ?? ["embed", "gallery"].first(where: parsed.has) {
                 throw Invocation.UsageError(message: "--verify checks the export as it was made, so --\(other) has no place beside it; \(synopsis)")
             }
             guard let previous else {
@@ -39,9 +39,10 @@ enum ExportCommand {
         }
         var export = LibraryExport(directory: directory, backup: backup)
         // `flickr export DIR` alone runs as the last run into DIR did.
-        let alone = parsed["from"] == nil && parsed["by"] == nil && !parsed.has("embed")
+        let alone = parsed["from"] == nil && parsed["by"] == nil && !parsed.has("embed") && !parsed.has("gallery")
         export.layout = parsed["by"].flatMap(ExportLayout.init(rawValue:)) ?? previous?.layout ?? .set
         export.embed = parsed.has("embed") || (alone && previous?.embed == true)
+        export.gallery = parsed.has("gallery") || (alone && previous?.gallery == true)
         do {
             try LibraryExport.check(directory: directory, backup: backup)
         } catch {
@@ -116,6 +117,7 @@ enum ExportCommand {
     static func text(_ s: LibraryExport.Summary, _ export: LibraryExport) -> String {
         var parts = ["\(s.written) written", "\(s.moved) moved", "\(s.unchanged) unchanged"]
         if s.removed > 0 { parts.append("\(s.removed) removed (no longer in the backup)") }
+        if export.gallery { parts.append("\(s.pages) gallery page\(s.pages == 1 ? "" : "s") written (\(export.directory)/index.html)") }
         if !s.failed.isEmpty { parts.append("\(s.failed.count) failed") }
         if !s.incomplete.isEmpty { parts.append("\(s.incomplete.count) not whole in the backup") }
         let whole = s.notExported > 0 ? "\(s.photos - s.notExported) of \(s.photos)" : "\(s.photos)"
