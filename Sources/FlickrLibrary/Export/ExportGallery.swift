@@ -170,22 +170,9 @@ enum ExportGallery {
 
         """
 
-    /// Text escaped for HTML (also inside attribute values).
-    static func html(_ s: String) -> String {
-        var out = ""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            case _ where scalar.value < 0x20 && scalar != "\n" && scalar != "\t": out += " "
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    /// Text escaped for HTML, in text and in double-quoted attribute values: XML's escaping
+    /// (``XMPSidecar/escape(_:)``: `&`, `<`, `>`, `"`; what XML cannot hold dropped).
+    static func html(_ s: String) -> String { XMPSidecar.escape(s) }
 
     /// Text whose line breaks are kept, as HTML.
     static func paragraphs(_ s: String) -> String {

@@ -81,7 +81,11 @@ public struct LibraryExport: Sendable {
         guard FileManager.default.fileExists(atPath: BackupLayout(root: source).database) else {
             throw LibraryError("\(source) is not a backup (no \(BackupLayout.stateFolder)/ in it): give the folder flickr backup wrote")
         }
-        let real = { (p: String) in (FolderWalk.realPath(p) ?? p) + "/" }
+        // Absolute, links resolved where the folder exists: `out` and `../backup/out` compare alike.
+        let real = { (p: String) -> String in
+            let absolute = URL(fileURLWithPath: p).standardizedFileURL.path
+            return (FolderWalk.realPath(absolute) ?? absolute) + "/"
+        }
         let (a, b) = (real(target), real(source))
         if a.hasPrefix(b) || b.hasPrefix(a) {
             throw LibraryError("\(target) and \(source) are inside each other: export into a folder outside the backup")
