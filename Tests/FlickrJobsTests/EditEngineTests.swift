@@ -81,7 +81,8 @@ struct EditEngineTests {
                 // title's {date_taken} is the date the photo now has.
                 let taken = pre.takenGranularity == 0 ? Self.shifted(pre.dateTaken, hours: 3) : pre.dateTaken
                 #expect(now.title == String(taken.prefix(10)) + " " + pre.title, "\(now.title)")
-                #expect(now.privacy.description == "friends,family" && now.license == 5)
+                // by-sa against today's list: CC BY-SA in its newest version, 4.0 (id 12).
+                #expect(now.privacy.description == "friends,family" && now.license == 12)
                 #expect(now.dateTaken == taken && now.takenGranularity == pre.takenGranularity, "\(now.dateTaken) from \(pre.dateTaken)")
                 #expect(now.geo.map { abs($0.latitude - 64.1466) < 1e-6 && $0.accuracy == 11 } == true)
                 #expect(Set(now.sets ?? []) == Set(pre.sets ?? []).union([set.id, created.id]))

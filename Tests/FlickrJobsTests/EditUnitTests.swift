@@ -141,6 +141,12 @@ struct EditUnitTests {
         #expect(try EditSpec.license("cc0", among: list) == 9)
         #expect(try EditSpec.license("public domain mark", among: list) == 10)
         #expect(try EditSpec.license("all rights reserved", among: list) == 0)
+        // A licence named whole is not one that only contains its name (BY-NC is not BY-NC-SA).
+        #expect(try EditSpec.license("by-nc", among: list) == 14)
+        #expect(try EditSpec.license("CC BY-NC 2.0", among: list) == 2)
+        // The older names, asked of the newer list.
+        #expect(try EditSpec.license("Attribution-NonCommercial-ShareAlike License", among: list) == 15)
+        #expect(try EditSpec.license("attribution", among: list) == 11)
         #expect(throws: EditSpecError.self) { try EditSpec.license("nc", among: list) }
     }
 

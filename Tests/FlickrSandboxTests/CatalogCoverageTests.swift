@@ -135,17 +135,31 @@ struct CatalogCoverageTests {
         }
     }
 
+    @Test("photos.licenses.getInfo answers today's list (ids 0–16, named CC BY 2.0 and so on) in Flickr's order, as the recorded live answer does, not the documented example of 2008; setLicense takes each of them")
+    func licensesAsRecorded() async throws {
+        let file = try #require(try Fixtures.files(in: "real/flickr-foundation-cassettes", suffix: "flickr.photos.licenses.getInfo.200.xml").first)
+        let recorded = try Fixtures.string(file)
+        try await withSandbox { server in
+            let client = SandboxClient.writer(server)
+            let served = try await client.call("flickr.photos.licenses.getInfo", [], verb: "GET").body
+            for attribute in ["id", "name", "url"] {
+                let (a, b) = (XMLProbe.attributes(attribute, of: "license", in: served), XMLProbe.attributes(attribute, of: "license", in: recorded))
+                #expect(a == b && a.count == 17, "\(attribute): \(a) vs \(b)")
+            }
+        }
+    }
+
     @Test("A documented example is served verbatim in XML and mapped to Flickr's JSON")
     func exampleShapes() async throws {
         try await withSandbox { server in
             let client = SandboxClient.writer(server)
-            let example = try #require(MethodCatalog.examples["flickr.photos.licenses.getInfo"])
-            let xml = try await client.call("flickr.photos.licenses.getInfo", [], verb: "GET")
+            // The pandas are the same three on Flickr as in its documentation: the example is the data.
+            let example = try #require(MethodCatalog.examples["flickr.panda.getList"])
+            let xml = try await client.call("flickr.panda.getList", [], verb: "GET")
             #expect(xml.body == "<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"ok\">\n" + example + "\n</rsp>\n")
-            let json = try await client.json("flickr.photos.licenses.getInfo", [], verb: "GET")
-            let licenses = try #require((json["licenses"] as? [String: Any])?["license"] as? [[String: Any]])
-            #expect(licenses.count == XMLProbe.attributes("id", of: "license", in: example).count)
-            #expect(licenses.first?["id"] as? String == XMLProbe.attributes("id", of: "license", in: example).first)
+            let json = try await client.json("flickr.panda.getList", [], verb: "GET")
+            let pandas = try #require((json["pandas"] as? [String: Any])?["panda"] as? [[String: Any]])
+            #expect(pandas.compactMap { $0["_content"] as? String } == ["ling ling", "hsing hsing", "wang wang"])
             #expect(json["stat"] as? String == "ok")
         }
     }

@@ -132,7 +132,7 @@ struct WriteMethodTests {
         },
         "flickr.photos.licenses.setLicense": { w in
             let p = try await w.myPhotos()[8]
-            // An id licenses.getInfo lists (the documented example's 0–8: see SANDBOX.md).
+            // An id licenses.getInfo lists (today's 0–16: see SANDBOX.md).
             _ = try await w.me.ok("flickr.photos.licenses.setLicense", [("photo_id", p), ("license_id", "8")])
             #expect(XMLProbe.attributes("license", of: "photo", in: try await w.info(p)) == ["8"])
             #expect(try await w.recentlyUpdated(p))

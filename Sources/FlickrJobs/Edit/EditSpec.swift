@@ -46,11 +46,13 @@ public struct EditSpec: Sendable, Hashable, Codable {
         throw EditSpecError("--content-type: '\(text)' is not one of photo, screenshot, other")
     }
 
-    /// A licence by id or by name as `photos.licenses.getInfo` gives them, matched loosely:
-    /// case, spaces, punctuation and the word "License" aside, Creative Commons' short forms
-    /// expanded (`by-sa` = Attribution-ShareAlike, `cc-by-nc` = Attribution-NonCommercial, `cc0`
-    /// = Public Domain Dedication), and a part of a name that only one licence has is enough.
-    /// Refused with the list when none or several match.
+    /// A licence by id or by name as `photos.licenses.getInfo` gives them — Flickr's names of
+    /// today ("CC BY-SA 4.0") or of its older list ("Attribution-ShareAlike License") — matched
+    /// loosely: case, spaces, punctuation and the word "License" aside, Creative Commons' short
+    /// forms and long words taken for each other (`by-sa` = Attribution-ShareAlike, `cc0` =
+    /// Public Domain Dedication), the newest version when several versions match, and a part of
+    /// a name that only one licence has is enough. Refused with the list when none or several
+    /// match.
     public static func license(_ given: String, among licenses: [(id: Int, name: String)]) throws(EditSpecError) -> Int {
         let list = licenses.map { "\($0.id) \($0.name)" }.joined(separator: "; ")
         if let id = Int(given) {
@@ -65,23 +67,33 @@ public struct EditSpec: Sendable, Hashable, Codable {
                      "pdm": "publicdomainmark"]
         let words = given.lowercased().split(whereSeparator: { $0 == "-" || $0 == " " || $0 == "_" }).map(String.init)
             .filter { $0 != "cc" }
-        // Two spellings of what was asked: the short forms expanded (Flickr's older names,
-        // "Attribution-ShareAlike License") and as written (its newer ones, "CC BY-SA 4.0").
-        let wanted = [key(words.map { short[$0] ?? $0 }.joined()), key(words.joined())].filter { !$0.isEmpty }
+        let long = Dictionary(short.filter { ["by", "nc", "nd", "sa"].contains($0.key) }.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
+        // Three spellings of what was asked: the short forms expanded (Flickr's older names,
+        // "Attribution-ShareAlike License"), as written (its newer ones, "CC BY-SA 4.0"), and the
+        // long words shortened (an older name asked of the newer list).
+        let wanted = [key(words.map { short[$0] ?? $0 }.joined()), key(words.joined()), key(words.map { long[$0] ?? $0 }.joined())]
+            .filter { !$0.isEmpty }
         guard !wanted.isEmpty else { throw EditSpecError("--license: give a licence id or name (\(list))") }
         func plain(_ name: String) -> String { let k = key(name); return k.hasPrefix("cc") ? String(k.dropFirst(2)) : k }
-        if let exact = licenses.first(where: { l in wanted.contains { $0 == key(l.name) || $0 == plain(l.name) } }) { return exact.id }
-        let hits = licenses.filter { l in wanted.contains { key(l.name).contains($0) } }
-        if hits.count == 1 { return hits[0].id }
         // The same licence in several versions (CC BY-SA 2.0 and 4.0): the newest is meant.
         func version(_ name: String) -> (base: String, number: Double) {
             let words = name.split(separator: " ")
             guard let last = words.last, let number = Double(last) else { return (key(name), 0) }
             return (key(words.dropLast().joined(separator: " ")), number)
         }
-        if hits.count > 1, Set(hits.map { version($0.name).base }).count == 1, let newest = hits.max(by: { version($0.name).number < version($1.name).number }) {
-            return newest.id
+        func newest(_ hits: [(id: Int, name: String)]) -> Int? {
+            guard !hits.isEmpty, Set(hits.map { version($0.name).base }).count == 1 else { return nil }
+            return hits.max { version($0.name).number < version($1.name).number }?.id
         }
+        // Named whole: "CC BY-NC 4.0", "Attribution-NonCommercial License", or "by-nc" for CC BY-NC
+        // in any version (not for BY-NC-SA, which only contains it).
+        let exact = licenses.filter { l in
+            wanted.contains { $0 == key(l.name) || $0 == plain(l.name) || $0 == plain(String(version(l.name).base)) }
+        }
+        if let id = exact.count == 1 ? exact[0].id : newest(exact) { return id }
+        let hits = licenses.filter { l in wanted.contains { key(l.name).contains($0) } }
+        if hits.count == 1 { return hits[0].id }
+        if let id = newest(hits) { return id }
         throw EditSpecError(hits.isEmpty ? "--license: no licence is called '\(given)' (\(list))"
                             : "--license: '\(given)' could be \(hits.map { "\($0.id) \($0.name)" }.joined(separator: " or ")); give its id")
     }

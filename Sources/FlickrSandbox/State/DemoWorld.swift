@@ -158,8 +158,6 @@ enum SandboxLimits {
     /// `flickr.photos.search` reaches only the first 4,000 results of a query (Flickr's
     /// documented cap; `people.getPhotos` and `photosets.getPhotos` have none).
     static let searchCap = 4_000
-    /// The licence ids `flickr.photos.licenses.getInfo` lists.
-    static let licenses = 0...10
     /// Notes per photo before error 4.
     static let notesPerPhoto = 100
     /// Photos per gallery.

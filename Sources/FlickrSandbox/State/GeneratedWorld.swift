@@ -71,7 +71,9 @@ public struct GeneratedWorld: Sendable, Equatable {
         let videoEvery = videoCount > 0 ? max(1, photos / videoCount) : 0
         // All rights reserved more often than any other; only licences setLicense takes, so
         // that a job can put back what it changed.
-        let licenses = [0, 0] + PhotosHandlers.listedLicenses.sorted()
+        // The licences the generator has always drawn (ids 0–8, all rights reserved most often),
+        // so that a world made from a seed stays the world it was when Flickr listed only those.
+        let licenses = [0, 0] + Array(0...8)
         var out: [SeedFile.Photo] = []
         out.reserveCapacity(photos)
         for i in 0..<photos {

@@ -50,6 +50,15 @@ extension PhotosHandlers {
             try store.editOwnedPhoto(call) { (photo, _) throws(APIFailure) in photo.contentType = type }
             return .empty
         },
+        // Today's list, in the order Flickr answers it (the recorded answer in
+        // Tests/Fixtures/real/flickr-foundation-cassettes), not the documented example of 2008.
+        "flickr.photos.licenses.getInfo": { _, _ in
+            let order = [0, 4, 6, 3, 2, 1, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
+            let licenses = order.compactMap { id in FlickrLicense.all.first { $0.id == id } }.map { l in
+                XMLNode("license", [("id", .string(String(l.id))), ("name", .string(l.name)), ("url", .string(l.url))])
+            }
+            return .nodes([XMLNode("licenses", children: licenses, lists: ["license"])])
+        },
         "flickr.photos.licenses.setLicense": { store, call in
             guard let license = call.int("license_id"), PhotosHandlers.listedLicenses.contains(license) else {
                 throw APIFailure(.licenseNotFound, "License not found")
@@ -73,17 +82,9 @@ extension PhotosHandlers {
         },
     ]
 
-    /// The licence ids `flickr.photos.licenses.getInfo` lists (the answer the sandbox serves):
-    /// exactly those are taken by setLicense, any other is "License not found".
-    static let listedLicenses: Set<Int> = {
-        guard case .success(let nodes) = ExampleCache.nodes(for: "flickr.photos.licenses.getInfo") else { return Set(SandboxLimits.licenses) }
-        func ids(_ node: XMLNode) -> [Int] {
-            (node.name == "license" ? node.attributes.filter { $0.0 == "id" }.compactMap { Int($0.1.text) } : [])
-                + node.children.flatMap(ids)
-        }
-        let listed = Set(nodes.flatMap(ids))
-        return listed.isEmpty ? Set(SandboxLimits.licenses) : listed
-    }()
+    /// The licence ids `flickr.photos.licenses.getInfo` lists: exactly those are taken by
+    /// setLicense, any other is "License not found".
+    static let listedLicenses: Set<Int> = Set(FlickrLicense.all.map(\.id))
 
     /// 1900-01-01 00:00:00 as Unix time: the earliest date taken setDates takes.
     static let earliestTaken = -2_208_988_800
