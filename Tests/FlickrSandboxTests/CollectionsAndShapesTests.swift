@@ -84,7 +84,7 @@ struct CollectionsAndShapesTests {
         }
     }
 
-    @Test("People and URLs: getInfo, findByUsername, lookupUser, test.echo")
+    @Test("People and URLs: getInfo, findByUsername, findByEmail (the seed's addresses; 1 User not found for any other), lookupUser, test.echo")
     func people() async throws {
         try await withSandbox { server in
             let me = SandboxClient.writer(server)
@@ -99,6 +99,14 @@ struct CollectionsAndShapesTests {
             #expect(XMLProbe.attributes("id", of: "user", in: lookup) == [c.userNSID])
             let nobody = try await me.call("flickr.people.getInfo", [("user_id", "1@N00")], verb: "GET")
             #expect(nobody.body.contains("<err code=\"1\" msg=\"User not found\" />"))
+            // findByEmail finds a user by the seed's address (case aside), and no one by another:
+            // not the documented example's user for any address.
+            let byEmail = try await me.ok("flickr.people.findByEmail", [("find_email", c.username.uppercased() + "@Example.com")], verb: "GET")
+            #expect(XMLProbe.attributes("nsid", of: "user", in: byEmail) == [c.userNSID], "\(byEmail)")
+            for address in ["nobody@example.org", ""] {
+                let unknown = try await me.call("flickr.people.findByEmail", [("find_email", address)], verb: "GET")
+                #expect(unknown.body.contains("<err code=\"1\" msg=\"User not found\" />"), "\(address): \(unknown.body)")
+            }
             let echo = try await me.json("flickr.test.echo", [("name", "value & \"quotes\"")], verb: "GET")
             #expect((echo["name"] as? [String: Any])?["_content"] as? String == "value & \"quotes\"")
             #expect(echo["oauth_signature"] == nil)

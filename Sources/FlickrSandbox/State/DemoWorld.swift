@@ -72,7 +72,7 @@ enum DemoWorld {
             state.users.append(SandboxUser(
                 nsid: p.nsid, username: p.username, realname: p.realname, pathAlias: p.alias, location: p.location,
                 description: "Photos by \(p.realname).", isPro: i % 2 == 0, internalID: 30_000_000 + i * 7919,
-                dateJoined: 1_100_000_000 + i * 86_400 * 30))
+                dateJoined: 1_100_000_000 + i * 86_400 * 30, email: p.username + "@example.com"))
         }
         let totalShare = people.reduce(0) { $0 + $1.share }
         var owners: [String] = []

@@ -132,9 +132,10 @@ public struct GeneratedWorld: Sendable, Equatable {
         return SeedFile.File(
             app: nil, default_user: "alice",
             users: [SeedFile.User(nsid: Self.ownerNSID, username: "alice", realname: "Alice Example", path_alias: "alice",
-                                  location: "Lisbon, Portugal", description: "Photos of trams and harbours", ispro: true)]
+                                  location: "Lisbon, Portugal", description: "Photos of trams and harbours", ispro: true,
+                                  email: "alice@example.com")]
                 + Self.others.map { SeedFile.User(nsid: $0.1, username: $0.0, realname: $0.0.capitalized, path_alias: nil,
-                                                  location: nil, description: nil, ispro: false) },
+                                                  location: nil, description: nil, ispro: false, email: $0.0 + "@example.com") },
             photos: out, photosets: sets, favorites: faves,
             tokens: [SeedFile.Token(token: Self.ownerToken.token, secret: Self.ownerToken.secret, user: "alice", perms: "delete"),
                      SeedFile.Token(token: Self.bobToken.token, secret: Self.bobToken.secret, user: "bob", perms: "write")],

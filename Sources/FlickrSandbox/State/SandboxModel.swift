@@ -12,6 +12,8 @@ struct SandboxUser: Codable, Sendable, Hashable {
     /// The first part of this author's tag ids (`{internalID}-{photo}-{tag}`), like Flickr's.
     var internalID: Int
     var dateJoined: Int
+    /// The address `people.findByEmail` finds the user by (none: no address finds them).
+    var email: String? = nil
 }
 
 /// One tag on one photo.

@@ -8,7 +8,8 @@ import Foundation
 ///   "app": {"api_key": "32 hex", "api_secret": "16 hex"},            // optional; random if absent
 ///   "default_user": "alice",                                          // username or NSID; default: first user
 ///   "users": [{"nsid": "10000001@N01", "username": "alice", "realname": "Alice A.",
-///              "path_alias": "alice", "location": "Lisbon", "description": "", "ispro": true}],
+///              "path_alias": "alice", "location": "Lisbon", "description": "", "ispro": true,
+///              "email": "alice@example.com"}],
 ///   "photos": [{"id": "5000000001", "owner": "alice", "title": "Tram 28", "description": "",
 ///               "tags": "lisbon tram \"old town\" camera:make=Fuji",       // tag string, or an array of raw tags
 ///                                                                          // and {"raw": …, "author": "bob"} (added by bob)
@@ -34,6 +35,8 @@ enum SeedFile {
         var location: String?
         var description: String?
         var ispro: Bool?
+        /// The address `people.findByEmail` finds the user by.
+        var email: String? = nil
     }
     /// A tag of a seed photo: its raw form, and who added it when not the photo's owner
     /// (`"great shot"`, or `{"raw": "great shot", "author": "bob"}`).
@@ -193,7 +196,8 @@ enum SeedFile {
             }
             state.users.append(SandboxUser(nsid: nsid, username: u.username, realname: u.realname ?? u.username,
                                            pathAlias: u.path_alias, location: u.location ?? "", description: u.description ?? "",
-                                           isPro: u.ispro ?? false, internalID: 30_000_000 + i * 7919, dateJoined: now))
+                                           isPro: u.ispro ?? false, internalID: 30_000_000 + i * 7919, dateJoined: now,
+                                           email: u.email))
         }
         func userRef(_ ref: String, _ context: String) throws -> SandboxUser {
             guard let u = state.resolveUser(ref) else { throw SandboxError("--data: \(context): unknown user \"\(ref)\"") }

@@ -59,6 +59,16 @@ struct PeopleHandlers: MethodGroup {
                 ])])
             }
         },
+        // An address no user of the world has is 1 "User not found", as Flickr answers it; the
+        // addresses come from the seed (`users[].email`).
+        "flickr.people.findByEmail": { store, call in
+            let email = (call.string("find_email") ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+            guard !email.isEmpty, let user = store.read({ s in s.users.first { $0.email?.lowercased() == email } }) else {
+                throw APIFailure(.userNotFound, "User not found")
+            }
+            return .nodes([XMLNode("user", [("id", .string(user.nsid)), ("nsid", .string(user.nsid))],
+                                   children: [.text("username", user.username)])])
+        },
         "flickr.people.findByUsername": { store, call in
             let name = call.string("username") ?? ""
             guard let user = store.read({ $0.user(named: name) }) else { throw APIFailure(.userNotFound, "User not found") }
