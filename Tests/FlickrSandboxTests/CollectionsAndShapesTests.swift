@@ -103,6 +103,12 @@ struct CollectionsAndShapesTests {
             // not the documented example's user for any address.
             let byEmail = try await me.ok("flickr.people.findByEmail", [("find_email", c.username.uppercased() + "@Example.com")], verb: "GET")
             #expect(XMLProbe.attributes("nsid", of: "user", in: byEmail) == [c.userNSID], "\(byEmail)")
+            // getExif: a photo's own element, no example camera; a missing photo is 1.
+            let photo = try #require(XMLProbe.attributes("id", of: "photo", in: try await me.ok("flickr.people.getPhotos", [("user_id", "me"), ("per_page", "1")], verb: "GET")).first)
+            let exif = try await me.ok("flickr.photos.getExif", [("photo_id", photo)], verb: "GET")
+            #expect(XMLProbe.attributes("id", of: "photo", in: exif) == [photo] && !exif.contains("<exif ") && !exif.contains("Canon"), "\(exif)")
+            let missing = try await me.call("flickr.photos.getExif", [("photo_id", "1")], verb: "GET")
+            #expect(missing.body.contains("<err code=\"1\" msg=\"Photo not found\" />"), "\(missing.body)")
             for address in ["nobody@example.org", ""] {
                 let unknown = try await me.call("flickr.people.findByEmail", [("find_email", address)], verb: "GET")
                 #expect(unknown.body.contains("<err code=\"1\" msg=\"User not found\" />"), "\(address): \(unknown.body)")

@@ -24,6 +24,17 @@ struct PhotosHandlers: MethodGroup {
                 return .nodes([PhotosHandlers.infoElement(photo, state: s, call: call)])
             }
         },
+        // A photo that is not there (or not to be seen) is 1 "Photo not found", as recorded; one
+        // that is answers its own element with no EXIF: the sandbox keeps no photo's EXIF tags
+        // (SANDBOX.md), and the documented example's Canon is no photo's data.
+        "flickr.photos.getExif": { store, call in
+            try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
+                let photo = try s.visiblePhoto(call.string("photo_id"), caller: call.caller.user, message: "Photo not found")
+                return .nodes([XMLNode("photo", [("id", .string(photo.id)), ("secret", .string(photo.secret)),
+                                                  ("server", .string(photo.server)), ("farm", .number(photo.farm)), ("camera", "")],
+                                       lists: ["exif"])])
+            }
+        },
         "flickr.photos.getSizes": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let photo = try s.visiblePhoto(call.string("photo_id"), caller: call.caller.user, message: "Photo not found")
