@@ -84,6 +84,26 @@ struct CollectionsAndShapesTests {
         }
     }
 
+    @Test("photos.comments.getList's comments carry the recorded live answer's attributes, in its order (author_is_deleted, iconserver, iconfarm, path_alias, realname among them)")
+    func commentShape() async throws {
+        let file = try #require(try Fixtures.files(in: "real/flickr-foundation-cassettes", suffix: "flickr.photos.comments.getList.200.xml").first)
+        let recorded = try Fixtures.string(file)
+        try await withSandbox { server in
+            let me = SandboxClient.writer(server)
+            let photo = try #require(XMLProbe.attributes("id", of: "photo", in: try await me.ok("flickr.people.getPhotos", [("user_id", "me"), ("per_page", "1")], verb: "GET")).first)
+            _ = try await me.ok("flickr.photos.comments.addComment", [("photo_id", photo), ("comment_text", "Seen from the harbour")])
+            let list = try await me.ok("flickr.photos.comments.getList", [("photo_id", photo)], verb: "GET")
+            #expect(Self.attributeNames("comment", list) == Self.attributeNames("comment", recorded), "\(list)")
+            #expect(Self.attributeNames("comment", recorded).count == 10)
+        }
+    }
+
+    /// The attribute names of the first `<element …>` of `xml`, in order.
+    static func attributeNames(_ element: String, _ xml: String) -> [String] {
+        guard let start = xml.range(of: "<\(element) "), let end = xml[start.upperBound...].firstIndex(of: ">") else { return [] }
+        return xml[start.upperBound..<end].matches(of: /([a-z_]+)="/).map { String($0.1) }
+    }
+
     @Test("People and URLs: getInfo, findByUsername, findByEmail (the seed's addresses; 1 User not found for any other), lookupUser, test.echo")
     func people() async throws {
         try await withSandbox { server in

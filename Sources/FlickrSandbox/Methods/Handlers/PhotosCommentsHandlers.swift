@@ -55,12 +55,23 @@ struct PhotosCommentsHandlers: MethodGroup {
         },
     ]
 
-    /// A `<comment>` of a comment list.
+    /// A `<comment>` of a comment list. A photo's (`datecreate`) carries what the recorded live
+    /// answers do, in their order: `author_is_deleted`, the author's buddy icon (`iconserver`,
+    /// `iconfarm`), `path_alias` and `realname`; a set's (`date_create`) the documented fields.
     static func commentElement(_ c: SandboxComment, page: String, state s: SandboxState, dateKey: String) -> XMLNode {
         let number = c.id.split(separator: "-").last.map(String.init) ?? c.id
+        let author = s.user(nsid: c.author)
+        guard dateKey == "datecreate" else {
+            return XMLNode("comment", [
+                ("id", .string(c.id)), ("author", .string(c.author)), ("authorname", .string(author?.username ?? "")),
+                (dateKey, .string(String(c.dateCreate))), ("permalink", .string(page + "#comment" + number)),
+            ], text: c.text)
+        }
         return XMLNode("comment", [
-            ("id", .string(c.id)), ("author", .string(c.author)), ("authorname", .string(s.user(nsid: c.author)?.username ?? "")),
+            ("id", .string(c.id)), ("author", .string(c.author)), ("author_is_deleted", .string(author == nil ? "1" : "0")),
+            ("authorname", .string(author?.username ?? "")), ("iconserver", .string("65535")), ("iconfarm", .number(66)),
             (dateKey, .string(String(c.dateCreate))), ("permalink", .string(page + "#comment" + number)),
+            ("path_alias", .string(author?.pathAlias ?? "")), ("realname", .string(author?.realname ?? "")),
         ], text: c.text)
     }
 }
