@@ -84,7 +84,7 @@ struct CollectionsAndShapesTests {
         }
     }
 
-    @Test("photos.comments.getList's comments carry the recorded live answer's attributes, in its order (author_is_deleted, iconserver, iconfarm, path_alias, realname among them)")
+    @Test("photos.comments.getList's comments carry the recorded live answer's attributes, in its order (author_is_deleted, iconserver, iconfarm, path_alias, realname among them); galleries.getListForPhoto's list too (per_page 500 as asked, no page when empty, photo_id)")
     func commentShape() async throws {
         let file = try #require(try Fixtures.files(in: "real/flickr-foundation-cassettes", suffix: "flickr.photos.comments.getList.200.xml").first)
         let recorded = try Fixtures.string(file)
@@ -95,6 +95,12 @@ struct CollectionsAndShapesTests {
             let list = try await me.ok("flickr.photos.comments.getList", [("photo_id", photo)], verb: "GET")
             #expect(Self.attributeNames("comment", list) == Self.attributeNames("comment", recorded), "\(list)")
             #expect(Self.attributeNames("comment", recorded).count == 10)
+            // galleries.getListForPhoto of a photo in no gallery, asked for 500 a page, as recorded.
+            let galleries = try Fixtures.string(try #require(try Fixtures.files(in: "real/flickr-foundation-cassettes",
+                                                                                suffix: "test_gets_album_info__1.flickr.galleries.getListForPhoto.200.xml").first))
+            let none = try await me.ok("flickr.galleries.getListForPhoto", [("photo_id", photo), ("per_page", "500")], verb: "GET")
+            #expect(Self.attributeNames("galleries", none) == Self.attributeNames("galleries", galleries), "\(none)")
+            #expect(XMLProbe.attributes("per_page", of: "galleries", in: none) == ["500"] && XMLProbe.attributes("pages", of: "galleries", in: none) == ["0"])
         }
     }
 

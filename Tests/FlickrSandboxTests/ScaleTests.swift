@@ -127,7 +127,19 @@ struct ScaleTests {
             #expect(Set(XMLProbe.attributes("id", of: "photo", in: recent)) == [ids[0], ids[2]])
             let info = try await me.ok("flickr.photos.getInfo", [("photo_id", ids[0])], verb: "GET")
             #expect(XMLProbe.attributes("lastupdate", of: "dates", in: info).compactMap { Int($0) }.allSatisfy { $0 >= before })
-            #expect(XMLProbe.errorCode(try await me.call("flickr.photos.recentlyUpdated", [("min_date", "yesterday")]).body) == 2)
+            // English text, as the documentation allows ("yesterday", "May 1 2019", "2 hours ago"); a
+            // text no one reads as a date is 2 "Not a valid date".
+            for text in ["yesterday", "2 hours ago", "today"] {
+                let since = try await me.ok("flickr.photos.recentlyUpdated", [("min_date", text)], verb: "GET")
+                #expect(Set(XMLProbe.attributes("id", of: "photo", in: since)) == [ids[0], ids[2]], "\(text)")
+            }
+            let tomorrow = try await me.ok("flickr.photos.recentlyUpdated", [("min_date", "tomorrow")], verb: "GET")
+            #expect(XMLProbe.attributes("id", of: "photo", in: tomorrow).isEmpty)
+            let long = try await me.ok("flickr.photos.recentlyUpdated", [("min_date", "May 1, 1990 10:00")], verb: "GET")
+            #expect(XMLProbe.attributes("id", of: "photo", in: long).count >= 3)
+            for text in ["not a date", "February 30 2019", "May 1"] {
+                #expect(XMLProbe.errorCode(try await me.call("flickr.photos.recentlyUpdated", [("min_date", text)]).body) == 2, "\(text)")
+            }
         }
     }
 }

@@ -122,9 +122,10 @@ struct GalleriesHandlers: MethodGroup {
                 let photo = try s.visiblePhoto(call.string("photo_id"), caller: call.caller.user, message: "Photo not found")
                 let all = s.community.galleries.filter { $0.photos.contains(photo.id) }
                 let p = call.page(of: all)
+                // As recorded: the photo named, and no page at all when it is in no gallery.
                 return .nodes([XMLNode("galleries", [
                     ("total", .number(all.count)), ("page", .number(p.page)),
-                    ("pages", .number(p.pages)), ("per_page", .number(p.perPage)),
+                    ("pages", .number(all.isEmpty ? 0 : p.pages)), ("per_page", .number(p.perPage)), ("photo_id", .string(photo.id)),
                 ], children: p.items.map { GalleriesHandlers.galleryElement($0, state: s, call: call) },
                 lists: ["gallery"])])
             }

@@ -25,7 +25,10 @@ extension PhotosHandlers {
         "flickr.photos.recentlyUpdated": { store, call in
             let user = try call.requireUser()
             guard let raw = call.string("min_date") else { throw APIFailure(.requiredArgumentMissing, "Required argument missing.") }
-            guard let minDate = SandboxDates.parse(raw) else { throw APIFailure(.notAValidDate, "Not a valid date") }
+            // A Unix time, a MySQL datetime, or English text ("yesterday", "May 1 2019"), as documented.
+            guard let minDate = SandboxDates.parse(raw) ?? SandboxDates.english(raw, now: call.now) else {
+                throw APIFailure(.notAValidDate, "Not a valid date")
+            }
             return store.read { s in
                 let photos = s.photos.values.filter { $0.owner == user && $0.lastUpdate >= minDate }
                     .sorted { ($0.lastUpdate, $0.id) > ($1.lastUpdate, $1.id) }
