@@ -117,6 +117,15 @@ struct CollectionsAndShapesTests {
             let c = server.credentials
             let found = try await me.ok("flickr.people.findByUsername", [("username", c.username)], verb: "GET")
             #expect(XMLProbe.attributes("nsid", of: "user", in: found) == [c.userNSID])
+            // A pro user's person has the recorded answer's attributes, in its order (pro_badge, expire…).
+            let recordedPerson = try Fixtures.string(try #require(try Fixtures.files(in: "real/flickr-foundation-cassettes",
+                                                                                     suffix: "test_passing_both_user_id_and_url__1.flickr.people.getInfo.200.xml").first))
+            let pro = try await me.ok("flickr.people.getInfo", [("user_id", c.userNSID)], verb: "GET")
+            if XMLProbe.attributes("ispro", of: "person", in: pro) == ["1"] {
+                #expect(Self.attributeNames("person", pro) == Self.attributeNames("person", recordedPerson), "\(pro)")
+            } else {
+                Issue.record("the sandbox's default user is not pro: \(pro)")
+            }
             let info = try await me.json("flickr.people.getInfo", [("user_id", c.userNSID)], verb: "GET")
             let person = try #require(info["person"] as? [String: Any])
             #expect((person["username"] as? [String: Any])?["_content"] as? String == c.username)

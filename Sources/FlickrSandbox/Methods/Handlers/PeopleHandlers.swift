@@ -45,11 +45,19 @@ struct PeopleHandlers: MethodGroup {
                 if let firstTaken { photos.children.append(.text("firstdatetaken", firstTaken)) }
                 if let first { photos.children.append(.text("firstdate", String(first.datePosted))) }
                 photos.children.append(.text("count", String(visible.count)))
-                return .nodes([XMLNode("person", [
+                var attributes: [(String, XMLNode.Value)] = [
                     ("id", .string(user.nsid)), ("nsid", .string(user.nsid)), ("ispro", .number(user.isPro ? 1 : 0)),
                     ("is_deleted", .number(0)), ("iconserver", .string("65535")), ("iconfarm", .number(66)),
                     ("path_alias", .string(alias)), ("has_stats", .number(0)),
-                ], children: [
+                ]
+                // A pro account as the recorded answers show one: its badge, when the subscription
+                // ends (guess: ten years after joining) and the subscription's perks.
+                if user.isPro {
+                    attributes += [("pro_badge", .string("standard")), ("expire", .string(String(user.dateJoined + 315_360_000))),
+                                   ("has_adfree", .number(0)), ("has_free_standard_shipping", .number(0)),
+                                   ("has_free_educational_resources", .number(0))]
+                }
+                return .nodes([XMLNode("person", attributes, children: [
                     .text("username", user.username), .text("realname", user.realname),
                     .text("location", user.location), .text("description", user.description),
                     .text("photosurl", "\(call.baseURL)/photos/\(who)/"),
