@@ -84,7 +84,7 @@ struct CollectionsAndShapesTests {
         }
     }
 
-    @Test("photos.comments.getList's comments carry the recorded live answer's attributes, in its order (author_is_deleted, iconserver, iconfarm, path_alias, realname among them); galleries.getListForPhoto's list too (per_page 500 as asked, no page when empty, photo_id)")
+    @Test("photos.comments.getList's comments carry the recorded live answer's attributes, in its order (author_is_deleted, iconserver, iconfarm, path_alias, realname among them); galleries.getListForPhoto's list too (per_page 500 as asked, no page when empty, photo_id), and getAllContexts' sets and pools")
     func commentShape() async throws {
         let file = try #require(try Fixtures.files(in: "real/flickr-foundation-cassettes", suffix: "flickr.photos.comments.getList.200.xml").first)
         let recorded = try Fixtures.string(file)
@@ -101,6 +101,22 @@ struct CollectionsAndShapesTests {
             let none = try await me.ok("flickr.galleries.getListForPhoto", [("photo_id", photo), ("per_page", "500")], verb: "GET")
             #expect(Self.attributeNames("galleries", none) == Self.attributeNames("galleries", galleries), "\(none)")
             #expect(XMLProbe.attributes("per_page", of: "galleries", in: none) == ["500"] && XMLProbe.attributes("pages", of: "galleries", in: none) == ["0"])
+            // getAllContexts: a set's and a pool's attributes as recorded.
+            let contexts = try Fixtures.string(try #require(try Fixtures.files(in: "real/flickr-foundation-cassettes",
+                                                                               suffix: "test_gets_group_info__0.flickr.photos.getAllContexts.200.xml").first))
+            let set = try await me.ok("flickr.photosets.create", [("title", "Context"), ("primary_photo_id", photo)])
+            #expect(!XMLProbe.attributes("id", of: "photoset", in: set).isEmpty)
+            let groups = try await me.ok("flickr.groups.pools.getGroups", [], verb: "GET")
+            if let group = XMLProbe.attributes("nsid", of: "group", in: groups).first ?? XMLProbe.attributes("id", of: "group", in: groups).first {
+                _ = try await me.call("flickr.groups.pools.add", [("photo_id", photo), ("group_id", group)])
+            }
+            let mine = try await me.ok("flickr.photos.getAllContexts", [("photo_id", photo)], verb: "GET")
+            #expect(Self.attributeNames("set", mine) == Self.attributeNames("set", contexts), "\(mine)")
+            if mine.contains("<pool ") {
+                #expect(Self.attributeNames("pool", mine) == Self.attributeNames("pool", contexts), "\(mine)")
+            } else {
+                Issue.record("the photo joined no pool: \(groups)")
+            }
         }
     }
 

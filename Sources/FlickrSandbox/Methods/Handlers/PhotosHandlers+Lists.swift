@@ -66,11 +66,26 @@ extension PhotosHandlers {
         "flickr.photos.getAllContexts": { store, call in
             try store.read { (s: SandboxState) throws(APIFailure) -> MethodPayload in
                 let photo = try s.visiblePhoto(call.string("photo_id"), caller: call.caller.user, message: "Photo not found")
+                // The attributes of the recorded live answers, in their order: a set's primary photo
+                // and counts, a pool's page, icon (the groups' one, as groups.getInfo has it), members
+                // and size.
                 let sets = s.photosets.filter { $0.photos.contains(photo.id) }.map { set in
-                    XMLNode("set", [("id", .string(set.id)), ("title", .string(set.title))])
+                    let primary = s.photos[set.primary]
+                    let videos = set.photos.filter { s.photos[$0]?.isVideo == true }.count
+                    return XMLNode("set", [
+                        ("title", .string(set.title)), ("id", .string(set.id)), ("primary", .string(set.primary)),
+                        ("secret", .string(primary?.secret ?? set.secret)), ("server", .string(primary?.server ?? "65535")),
+                        ("farm", .number(primary?.farm ?? 66)), ("view_count", .string(String(set.views))),
+                        ("comment_count", .string(String(s.community.setComments[set.id]?.count ?? 0))),
+                        ("count_photo", .string(String(set.photos.count - videos))), ("count_video", .string(String(videos))),
+                    ])
                 }
                 let pools = s.community.groups.filter { g in g.pool.contains { $0.photo == photo.id } }.map { g in
-                    XMLNode("pool", [("id", .string(g.nsid)), ("title", .string(g.name))])
+                    XMLNode("pool", [
+                        ("title", .string(g.name)), ("url", .string("/groups/\(g.nsid)/pool/")), ("id", .string(g.nsid)),
+                        ("iconserver", .string("1")), ("iconfarm", .number(1)), ("members", .string(String(g.members.count))),
+                        ("pool_count", .string(String(g.pool.count))),
+                    ])
                 }
                 return .nodes(sets + pools)
             }
