@@ -126,7 +126,7 @@ struct CollectionsAndShapesTests {
         return xml[start.upperBound..<end].matches(of: /([a-z_]+)="/).map { String($0.1) }
     }
 
-    @Test("People and URLs: getInfo, findByUsername, findByEmail (the seed's addresses; 1 User not found for any other), lookupUser, test.echo")
+    @Test("People and URLs: getInfo, findByUsername, findByEmail (the seed's addresses; 1 User not found for any other), profile.getProfile as recorded, lookupUser, test.echo")
     func people() async throws {
         try await withSandbox { server in
             let me = SandboxClient.writer(server)
@@ -142,6 +142,20 @@ struct CollectionsAndShapesTests {
             } else {
                 Issue.record("the sandbox's default user is not pro: \(pro)")
             }
+            // profile.getProfile: the asked user's, with the recorded answers' attributes (the
+            // address only to its owner); an unknown user is 1 "Invalid NSID provided".
+            let own = try Fixtures.string(try #require(try Fixtures.files(in: "real/flickr-foundation-cassettes",
+                                                                          suffix: "test_get_private_profile_info__0.flickr.profile.getProfile.200.xml").first))
+            let other = try Fixtures.string(try #require(try Fixtures.files(in: "real/flickr-foundation-cassettes",
+                                                                            suffix: "test_get_public_profile_info__0.flickr.profile.getProfile.200.xml").first))
+            let mine = try await me.ok("flickr.profile.getProfile", [("user_id", c.userNSID)], verb: "GET")
+            #expect(Self.attributeNames("profile", mine) == Self.attributeNames("profile", own), "\(mine)")
+            #expect(XMLProbe.attributes("id", of: "profile", in: mine) == [c.userNSID] && !mine.contains("85826296@N00"))
+            let someone = try #require(XMLProbe.attributes("owner", of: "photo", in: try await me.ok("flickr.photos.search", [("text", "a"), ("per_page", "500")], verb: "GET")).first { $0 != c.userNSID })
+            let theirs = try await me.ok("flickr.profile.getProfile", [("user_id", someone)], verb: "GET")
+            #expect(Self.attributeNames("profile", theirs) == Self.attributeNames("profile", other), "\(theirs)")
+            let unknown = try await me.call("flickr.profile.getProfile", [("user_id", "does_not_exist")], verb: "GET")
+            #expect(unknown.body.contains("<err code=\"1\" msg=\"Invalid NSID provided\" />"), "\(unknown.body)")
             let info = try await me.json("flickr.people.getInfo", [("user_id", c.userNSID)], verb: "GET")
             let person = try #require(info["person"] as? [String: Any])
             #expect((person["username"] as? [String: Any])?["_content"] as? String == c.username)

@@ -18,7 +18,7 @@ struct MethodRouter: Sendable {
             PhotosSuggestionsHandlers.self, PhotosetsHandlers.self, PhotosetsCommentsHandlers.self, TagsHandlers.self,
             MachineTagsHandlers.self, FavoritesHandlers.self, GalleriesHandlers.self, GroupsHandlers.self,
             GroupsDiscussHandlers.self, InterestingnessHandlers.self, StatsHandlers.self, TestimonialsHandlers.self,
-            BlogsHandlers.self, URLsHandlers.self,
+            BlogsHandlers.self, URLsHandlers.self, ProfileHandlers.self,
         ]
         for group in groups { group.register(on: &router) }
         return router
