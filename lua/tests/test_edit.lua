@@ -101,7 +101,8 @@ has(d, ('title: %q → %q'):format(b.title, day_after_shift(b.taken) .. " " .. b
 has(d, ('date_taken: %q → '):format(b.taken))
 has(d, "privacy: ")
 has(d, "→ friends,family")
-has(d, "5 (Attribution-ShareAlike License)")
+-- by-sa against today's licence list: CC BY-SA in its newest version.
+has(d, "12 (CC BY-SA 4.0)")
 has(d, "geo: ")
 has(d, "tags: + sea fog")
 has(d, "job " .. plan.job .. ": " .. #fog .. " photos to change")
@@ -109,7 +110,7 @@ has(d, "job " .. plan.job .. ": " .. #fog .. " photos to change")
 local fields = {}
 for _, c in ipairs(first.changes) do fields[c.field] = c end
 eq(fields.title.from, b.title)
-eq(fields.license.to, 5)
+eq(fields.license.to, 12)
 eq(fields.privacy.to, "friends,family")
 eq(fields.geo.to.accuracy, 11)
 
@@ -147,7 +148,7 @@ for _, id in ipairs(fog) do
   eq(p.visibility.ispublic, "0")
   eq(p.visibility.isfriend, "1")
   eq(p.visibility.isfamily, "1")
-  eq(p.license, "5")
+  eq(p.license, "12")
   ok(p.dates.taken ~= was.taken, "date taken shifted")
   eq(p.location.accuracy, "11")
   local raw = {}
