@@ -250,40 +250,40 @@ struct LuaPageReader: LibraryPageReader {
     }
 
     mutating func field(_ name: Int, _ value: LibraryValue) {
-        guard let photo = current else { return }
-        state.pushCopy(of: keys + Int32(name))
-        switch value {
-        case .string(let s): state.push(s)
-        case .integer(let i): state.push(Int64(i))
-        case .number(let d): state.push(d)
-        case .list(let l):
-            state.newTable(array: Int32(l.count))
-            for (k, s) in l.enumerated() {
-                state.push(s)
-                state.rawSet(index: Int64(k + 1), in: -2)
+        set(name) {
+            switch value {
+            case .string(let s): state.push(s)
+            case .integer(let i): state.push(Int64(i))
+            case .number(let d): state.push(d)
+            case .list(let l): pushList(l.count) { state.push(l[$0]) }
             }
         }
-        // The key is a string: rawSet cannot refuse it.
-        try? state.rawSet(in: photo)
     }
 
     mutating func field(_ name: Int, text: UnsafeRawBufferPointer) {
+        set(name) { state.push(bytes: text) }
+    }
+
+    mutating func field(_ name: Int, words: [UnsafeRawBufferPointer]) {
+        set(name) { pushList(words.count) { state.push(bytes: words[$0]) } }
+    }
+
+    /// [-0, +0] Sets field `name` of the photo being filled to what `pushValue` pushes (one value).
+    private func set(_ name: Int, _ pushValue: () -> Void) {
         guard let photo = current else { return }
         state.pushCopy(of: keys + Int32(name))
-        state.push(bytes: text)
+        pushValue()
         // The key is a string: rawSet cannot refuse it.
         try? state.rawSet(in: photo)
     }
 
-    mutating func field(_ name: Int, words: [UnsafeRawBufferPointer]) {
-        guard let photo = current else { return }
-        state.pushCopy(of: keys + Int32(name))
-        state.newTable(array: Int32(words.count))
-        for (k, word) in words.enumerated() {
-            state.push(bytes: word)
+    /// [-0, +1] Pushes an array of `count` items, each pushed by `pushItem(k)`.
+    private func pushList(_ count: Int, _ pushItem: (Int) -> Void) {
+        state.newTable(array: Int32(count))
+        for k in 0..<count {
+            pushItem(k)
             state.rawSet(index: Int64(k + 1), in: -2)
         }
-        try? state.rawSet(in: photo)
     }
 
     /// [-(field count + photos), +1] Replaces the field names and the photos by the page: an

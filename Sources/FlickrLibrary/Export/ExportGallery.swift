@@ -46,9 +46,13 @@ enum ExportGallery {
             out.merge(listPages(folder + "/sets/" + set.id, title: set.title.isEmpty ? "Untitled set" : set.title,
                                 intro: set.description.isEmpty ? nil : set.description, list), uniquingKeysWith: { a, _ in a })
         }
+        // Each photo's sets, gathered once (not every set searched for every photo).
+        var setsOf: [String: [LibraryExport.BackupSet]] = [:]
+        for (set, list) in members {
+            for e in list where setsOf[e.photo.id]?.last?.id != set.id { setsOf[e.photo.id, default: []].append(set) }
+        }
         for entry in entries {
-            let inSets = members.filter { $0.1.contains { $0.photo.id == entry.photo.id } }.map(\.0)
-            out[folder + "/photos/" + entry.photo.id + ".html"] = photoPage(entry, sets: inSets)
+            out[folder + "/photos/" + entry.photo.id + ".html"] = photoPage(entry, sets: setsOf[entry.photo.id] ?? [])
         }
         // The index: years, then sets by title.
         var body = "<h1>Photo archive</h1>\n<p>\(entries.count) photo\(entries.count == 1 ? "" : "s")</p>\n<h2>By year</h2>\n<ul class=\"list\">\n"

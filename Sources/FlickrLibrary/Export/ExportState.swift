@@ -93,11 +93,6 @@ final class ExportState: Sendable {
         try read { db in Dictionary(try Row.fetchAll(db).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }) }
     }
 
-    /// The row of photo `id`.
-    func row(_ id: String) throws(LibraryError) -> Row? {
-        try read { db in try Row.fetchOne(db, key: id) }
-    }
-
     func save(_ row: Row) throws(LibraryError) {
         try write { db in try row.save(db) }
     }

@@ -207,7 +207,7 @@ public struct LibraryExport: Sendable {
         summary.photos = photos.count
         summary.incomplete = incomplete
         let paths = ExportTree.paths(photos, by: layout, setTitles: setTitles)
-        var rows = try state.rows()
+        let rows = try state.rows()
         // Every path some row names: a file there is this export's to replace.
         var owned = Set(rows.values.flatMap { $0.pathList })
 
@@ -229,7 +229,6 @@ public struct LibraryExport: Sendable {
                 let moved = try put(p, at: want, row: rows[p.id], owned: owned, state: state, exifTool: exifTool)
                 if moved { summary.moved += 1 } else { summary.written += 1 }
                 owned.formUnion(want)
-                rows[p.id] = try state.row(p.id)
             } catch let error as LibraryError where error.diskFull {
                 summary.failed.append(Failure(photo: p.id, reason: error.message))
                 summary.diskFull = true
